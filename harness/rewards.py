@@ -1,0 +1,36 @@
+"""Rewards for RL: the project's one math grader, plus optional DAPO overlong shaping.
+
+Grading goes through `benchmarks.grading.grade_math_batch`, the same checker evaluation uses,
+which bounds the time a pathological answer can take (math-verify's own timeouts need the
+main thread; the batch grader handles threads and worker processes).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from harness.train_config import RewardConfig
+
+
+class MathReward:
+    """reward = correct / incorrect value, plus DAPO's length penalty when configured."""
+
+    def __init__(self, config: RewardConfig, max_new_tokens: int):
+        self.config = config
+        self.max_new_tokens = max_new_tokens
+
+    def __call__(
+        self, texts: list[str], answers: list[str], lengths: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Rewards [N] (float) and correctness [N] (bool) of N responses of the given lengths."""
+        from benchmarks.grading import grade_math_batch
+
+        correct = torch.tensor(
+            grade_math_batch(texts, answers, timeout_s=self.config.grading_timeout_s), dtype=torch.bool
+        )  # [N]
+        rewards = torch.where(correct, self.config.correct, self.config.incorrect).float()  # [N]
+        if self.config.overlong_buffer is not None:
+            from algorithms import overlong_penalty
+
+            rewards = rewards + overlong_penalty(lengths, self.max_new_tokens, self.config.overlong_buffer)
+        return rewards, correct

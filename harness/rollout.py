@@ -1,0 +1,136 @@
+"""Rollouts: sample G completions per prompt behind one small backend interface.
+
+`HFGenerateBackend` uses Hugging Face `generate` (batched, temperature / top-p, stop at EOS) on
+the policy itself, so it needs no weight sync. A vLLM backend (GPU) plugs in behind the same
+`RolloutBackend` protocol in a later issue. A rollout batch keeps prompt and response tokens
+apart: prompts are left-padded to a common length P, responses right-padded to T.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import torch
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    max_new_tokens: int
+    temperature: float = 1.0
+    top_p: float = 1.0
+    greedy: bool = False
+
+
+@dataclass
+class Rollouts:
+    """N = prompts x group size sequences; row i belongs to prompt `prompt_index[i]`."""
+
+    prompt_ids: torch.Tensor  # [N, P] left-padded prompt tokens
+    prompt_mask: torch.Tensor  # [N, P] 1 on real prompt tokens
+    response_ids: torch.Tensor  # [N, T] right-padded response tokens
+    response_mask: torch.Tensor  # [N, T] 1 on generated tokens up to and including EOS
+    truncated: torch.Tensor  # [N] bool: stopped by max_new_tokens, not by EOS
+    texts: list[str]  # decoded responses, special tokens removed
+    prompt_index: torch.Tensor  # [N] index into the prompt list
+
+    @property
+    def input_ids(self) -> torch.Tensor:  # [N, P + T]
+        return torch.cat([self.prompt_ids, self.response_ids], dim=1)
+
+    @property
+    def attention_mask(self) -> torch.Tensor:  # [N, P + T]
+        return torch.cat([self.prompt_mask, self.response_mask], dim=1)
+
+    def select(self, rows: torch.Tensor) -> Rollouts:
+        """The sub-batch of the given row indices (a [K] long tensor)."""
+        keep = rows.tolist()
+        return Rollouts(
+            self.prompt_ids[rows],
+            self.prompt_mask[rows],
+            self.response_ids[rows],
+            self.response_mask[rows],
+            self.truncated[rows],
+            [self.texts[i] for i in keep],
+            self.prompt_index[rows],
+        )
+
+
+class RolloutBackend(Protocol):
+    def generate(self, prompts: list[str], n: int, params: SamplingParams) -> Rollouts:
+        """n completions for each chat-formatted prompt string."""
+
+    def sync_weights(self, model: torch.nn.Module) -> None:
+        """Make the engine sample from the current policy weights."""
+
+
+def response_mask_from_ids(response_ids: torch.Tensor, eos_ids: set[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mask tokens up to and including the first EOS; rows without EOS are truncated."""
+    is_eos = torch.zeros_like(response_ids, dtype=torch.bool)  # [N, T]
+    for eos in eos_ids:
+        is_eos |= response_ids == eos
+    # Number of EOS seen strictly before each position; a token counts while none was seen.
+    seen_before = torch.cumsum(is_eos.long(), dim=1) - is_eos.long()  # [N, T]
+    mask = (seen_before == 0).long()  # [N, T]
+    truncated = ~is_eos.any(dim=1)  # [N]
+    return mask, truncated
+
+
+def eos_token_ids(model, tokenizer) -> set[int]:
+    ids = model.generation_config.eos_token_id
+    ids = set(ids if isinstance(ids, list) else [ids]) if ids is not None else set()
+    ids.add(tokenizer.eos_token_id)
+    return {i for i in ids if i is not None}
+
+
+class HFGenerateBackend:
+    """Rollouts with `model.generate` in chunks of `batch_size` sequences."""
+
+    def __init__(self, model, tokenizer, batch_size: int = 256):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.batch_size = batch_size
+        self.eos_ids = eos_token_ids(model, tokenizer)
+
+    def sync_weights(self, model: torch.nn.Module) -> None:
+        self.model = model  # generate runs on the live policy: nothing to copy
+
+    @torch.no_grad()
+    def generate(self, prompts: list[str], n: int, params: SamplingParams) -> Rollouts:
+        tok = self.tokenizer
+        tok.padding_side = "left"
+        expanded = [p for p in prompts for _ in range(n)]
+        index = torch.arange(len(prompts)).repeat_interleave(n)  # [N]
+        device = next(self.model.parameters()).device
+        enc = tok(expanded, return_tensors="pt", padding=True, add_special_tokens=False)
+        pieces = []
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            for start in range(0, len(expanded), self.batch_size):
+                ids = enc.input_ids[start : start + self.batch_size].to(device)  # [b, P]
+                attn = enc.attention_mask[start : start + self.batch_size].to(device)  # [b, P]
+                sampling = {} if params.greedy else {"temperature": params.temperature, "top_p": params.top_p}
+                out = self.model.generate(
+                    input_ids=ids,
+                    attention_mask=attn,
+                    max_new_tokens=params.max_new_tokens,
+                    do_sample=not params.greedy,
+                    top_k=0 if not params.greedy else None,
+                    pad_token_id=tok.pad_token_id,
+                    eos_token_id=sorted(self.eos_ids),
+                    **sampling,
+                )
+                pieces.append(out[:, ids.shape[1] :].cpu())  # [b, t_b]
+        finally:
+            self.model.train(was_training)
+        width = max(p.shape[1] for p in pieces)
+        response = torch.full((len(expanded), width), tok.pad_token_id, dtype=torch.long)  # [N, T]
+        row = 0
+        for piece in pieces:
+            response[row : row + piece.shape[0], : piece.shape[1]] = piece
+            row += piece.shape[0]
+        mask, truncated = response_mask_from_ids(response, self.eos_ids)
+        response = torch.where(mask.bool(), response, torch.full_like(response, tok.pad_token_id))
+        texts = tok.batch_decode(response, skip_special_tokens=True)
+        return Rollouts(enc.input_ids, enc.attention_mask, response, mask, truncated, texts, index)

@@ -1,0 +1,117 @@
+"""Training tasks: prompts with reference answers, from the arithmetic generator, JSONL or the Hub.
+
+A task hands out the prompts of RL step `s` as a pure function of (seed, s), so a resumed run
+sees exactly the data order of an uninterrupted one, and a fixed held-out set that never
+overlaps the training prompts (arithmetic: by construction of the generator's splits; files and
+hub datasets: a seeded split of the rows).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.config import ConfigError
+from harness.train_config import TaskConfig
+
+HELDOUT_SEED = 1234
+
+
+@dataclass(frozen=True)
+class Problem:
+    prompt: str  # the user message, before the chat template
+    answer: str  # the reference answer given to the grader
+
+
+def format_prompt(tokenizer, text: str) -> str:
+    """The user message wrapped in the model's chat template, ready for generation."""
+    return tokenizer.apply_chat_template(
+        [{"role": "user", "content": text}], add_generation_prompt=True, tokenize=False
+    )
+
+
+class ArithmeticTask:
+    """Seeded synthetic arithmetic (benchmarks.arithmetic) with disjoint train / test splits."""
+
+    def __init__(self, config: TaskConfig):
+        self.config = config
+
+    def _problems(self, split: str, count: int, seed: int) -> list[Problem]:
+        from benchmarks.arithmetic import generate_arithmetic
+
+        rows = generate_arithmetic(self.config.level, split, count, seed, style=self.config.style)
+        return [Problem(row["problem"] + self.config.suffix, row["answer"]) for row in rows]
+
+    def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:
+        return self._problems("train", count, seed * 1_000_003 + step)
+
+    def heldout(self) -> list[Problem]:
+        return self._problems("test", self.config.heldout_size, HELDOUT_SEED)
+
+
+class RowsTask:
+    """Problems from JSONL rows or a hub dataset; the held-out rows are split off once."""
+
+    def __init__(self, config: TaskConfig, rows: list[dict]):
+        self.config = config
+        problems = [self._problem(row, i) for i, row in enumerate(rows)]
+        random.Random(HELDOUT_SEED).shuffle(problems)
+        n_heldout = min(config.heldout_size, len(problems) // 5)
+        self._heldout, self._train = problems[:n_heldout], problems[n_heldout:]
+        if not self._train:
+            raise ConfigError(f"task {config.path}: too few rows ({len(rows)}) to train on")
+
+    def _problem(self, row: dict, index: int) -> Problem:
+        for key in (self.config.prompt_key, self.config.answer_key):
+            if key not in row:
+                raise ConfigError(f"task {self.config.path}: row {index + 1} has no field '{key}'")
+        return Problem(str(row[self.config.prompt_key]) + self.config.suffix, str(row[self.config.answer_key]))
+
+    def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:
+        # Walk seeded per-epoch permutations, so every row is seen once per epoch.
+        n = len(self._train)
+        orders: dict[int, list[int]] = {}
+        out = []
+        for position in range(step * count, (step + 1) * count):
+            epoch, offset = divmod(position, n)
+            if epoch not in orders:
+                orders[epoch] = list(range(n))
+                random.Random(seed * 1_000_003 + epoch).shuffle(orders[epoch])
+            out.append(self._train[orders[epoch][offset]])
+        return out
+
+    def heldout(self) -> list[Problem]:
+        return list(self._heldout)
+
+
+def read_jsonl(path: str) -> list[dict]:
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(f"task.path={path!r}: no such file")
+    rows = []
+    for number, line in enumerate(file.read_text().splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise ConfigError(f"task file {path} line {number} is not valid JSON") from None
+    return rows
+
+
+def read_hub_dataset(dataset_id: str, split: str) -> list[dict]:
+    import datasets
+
+    try:
+        return list(datasets.load_dataset(dataset_id, split=split))
+    except Exception as err:  # offline, unknown id, unknown split: all user-facing
+        raise ConfigError(f"task.path={dataset_id!r}: cannot load hub dataset ({type(err).__name__})") from None
+
+
+def build_task(config: TaskConfig) -> ArithmeticTask | RowsTask:
+    if config.source == "arithmetic":
+        return ArithmeticTask(config)
+    if config.source == "jsonl":
+        return RowsTask(config, read_jsonl(config.path))
+    return RowsTask(config, read_hub_dataset(config.path, config.split))

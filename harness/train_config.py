@@ -1,0 +1,258 @@
+"""The training configuration tree: what `harness train` reads from a profile, a YAML file and flags.
+
+Profiles live in `harness/configs/<name>.yaml`; `load_train_config` merges profile -> file ->
+dotted overrides and validates everything (including the loss and its hyper-parameters, through
+`algorithms.get_loss`) before any work starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from harness.config import ConfigError, build_config, dotted_to_nested, load_yaml, param
+
+CONFIG_DIR = Path(__file__).parent / "configs"
+PROFILES = ("tiny", "smol", "paper")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    name: str = "tiny"
+    """Built-in model name (see `harness models`), a local Hugging Face folder, or a hub id."""
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    """Parameter dtype of the policy."""
+
+
+@dataclass(frozen=True)
+class WarmStartConfig:
+    steps: int = param(0, ge=0)
+    """Supervised steps on the task's training split before RL (0: start RL from the model as is)."""
+    batch_size: int = param(64, ge=1)
+    """Prompts per supervised step."""
+    lr: float = param(1e-3, gt=0)
+    """Learning rate of the supervised phase (AdamW, constant)."""
+    stop_at_accuracy: float | None = param(None, ge=0, le=1)
+    """Stop early once greedy held-out accuracy reaches this fraction (null: run all steps)."""
+    eval_every: int = param(25, ge=1)
+    """Supervised steps between held-out accuracy checks (steps)."""
+    seed: int = 0
+    """Seed of the supervised phase; fixed across RL seeds so paired runs share a start."""
+
+
+@dataclass(frozen=True)
+class TaskConfig:
+    source: Literal["arithmetic", "jsonl", "hf"] = "arithmetic"
+    """Where prompts come from: the synthetic generator, a local JSONL file, or a hub dataset."""
+    level: int = param(2, ge=1, le=4)
+    """Arithmetic difficulty level (1: one-digit sums, 2: two-digit sums, 3: three-digit, 4: mixed)."""
+    style: Literal["compact", "natural"] = "compact"
+    """Arithmetic prompt style: '07+45=' (compact) or 'What is 7 + 45? ...' (natural)."""
+    path: str | None = None
+    """JSONL file (source=jsonl) or Hugging Face dataset id (source=hf)."""
+    split: str = "train"
+    """Dataset split for source=hf."""
+    prompt_key: str = "problem"
+    """Field holding the prompt text in JSONL / hub rows."""
+    answer_key: str = "answer"
+    """Field holding the reference answer in JSONL / hub rows."""
+    heldout_size: int = param(200, ge=1)
+    """Held-out problems used for accuracy before and after RL (never in the training prompts)."""
+    suffix: str = ""
+    """Text appended to every prompt (e.g. an instruction on the answer format)."""
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    backend: Literal["hf", "vllm"] = "hf"
+    """Rollout engine: Hugging Face generate (CPU/GPU) or vLLM (GPU, later issue)."""
+    prompts_per_step: int = param(64, ge=1)
+    """Prompts sampled per RL step (global, across all data-parallel ranks)."""
+    group_size: int = param(8, ge=2)
+    """Completions per prompt (G); advantages are computed within each group."""
+    max_new_tokens: int = param(8, ge=1)
+    """Longest completion (tokens); longer ones are cut and flagged as truncated."""
+    temperature: float = param(1.0, gt=0)
+    """Sampling temperature of the rollouts."""
+    top_p: float = param(1.0, gt=0, le=1)
+    """Nucleus sampling mass of the rollouts."""
+    batch_size: int = param(512, ge=1)
+    """Sequences generated per `generate` call (memory bound)."""
+
+
+@dataclass(frozen=True)
+class RewardConfig:
+    correct: float = 1.0
+    """Reward of a correct answer."""
+    incorrect: float = 0.0
+    """Reward of a wrong or unparsable answer."""
+    overlong_buffer: int | None = param(None, ge=1)
+    """DAPO overlong shaping: length of the soft-penalty zone before max_new_tokens (tokens; null: off)."""
+    grading_timeout_s: float = param(5.0, gt=0)
+    """Longest time one answer may take to grade before it counts as wrong (seconds)."""
+
+
+@dataclass(frozen=True)
+class AlgoConfig:
+    advantage: Literal["group_std", "group_mean"] = "group_std"
+    """Group advantage: (R-mean)/(std+1e-6) as in GRPO, or R-mean as in Dr.GRPO."""
+    agg_mode: Literal["token_mean", "seq_mean_token_mean", "seq_mean_token_sum", "seq_sum_norm"] | None = None
+    """Loss aggregation (null: the loss's own default)."""
+    dynamic_sampling: bool = False
+    """DAPO dynamic sampling: drop groups whose rewards are all equal."""
+    ppo_epochs: int = param(1, ge=1)
+    """Passes over each rollout batch."""
+    mini_batches: int = param(8, ge=1)
+    """Optimizer updates per pass (the rollout batch is split into this many mini-batches)."""
+    micro_batch_size: int = param(64, ge=1)
+    """Sequences per forward/backward inside a mini-batch (gradient accumulation)."""
+    logprob_chunk: int = param(64, ge=1)
+    """Sequences per chunk when computing log-probs/entropy (bounds the [B, T, V] float32 tensor)."""
+    kl_coef: float = param(0.0, ge=0)
+    """Weight of the KL penalty to the reference (initial) policy; 0 turns the reference off."""
+    kl_estimator: Literal["k1", "k2", "k3"] = "k3"
+    """Per-token KL estimator against the reference policy."""
+    beta_schedule: Literal["constant", "switch", "linear"] = "constant"
+    """CE-GPPO beta schedule: constant, switch at `beta_switch_step`, or linear up to it."""
+    beta_switch_step: int = param(585, ge=0)
+    """Step of the switch (or end of the linear ramp) of the beta schedule (steps)."""
+    beta1_after: float = param(0.0, ge=0)
+    """beta1 after the switch / at the end of the linear ramp."""
+    beta2_after: float = param(1.0, ge=0)
+    """beta2 after the switch / at the end of the linear ramp."""
+    quadrant_threshold: float = param(0.5, gt=0, lt=1)
+    """Token probability below which a token counts as low-probability (LP) in quadrant stats."""
+
+
+@dataclass(frozen=True)
+class OptimConfig:
+    lr: float = param(5e-5, gt=0)
+    """Peak learning rate of AdamW."""
+    weight_decay: float = param(0.0, ge=0)
+    """AdamW weight decay."""
+    warmup_steps: int = param(0, ge=0)
+    """Linear learning-rate warm-up (optimizer updates)."""
+    grad_clip: float = param(1.0, gt=0)
+    """Global gradient-norm clip."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    steps: int = param(300, ge=1)
+    """RL steps (one rollout batch each)."""
+    seed: int = 0
+    """Seed of rollouts and data order."""
+    output_dir: str = "runs/train"
+    """Where checkpoints, summary.json and the final model go."""
+    tracking_uri: str = "sqlite:///mlflow.db"
+    """MLflow tracking URI (local SQLite store by default, or http://host:port of a server)."""
+    experiment: str = "ce-gppo-harness"
+    """MLflow experiment name."""
+    run_name: str | None = None
+    """MLflow run name (null: derived from loss and seed)."""
+    checkpoint_every: int = param(50, ge=1)
+    """RL steps between checkpoints."""
+    max_bad_steps: int = param(3, ge=1)
+    """Stop after this many consecutive steps with a non-finite loss or gradient."""
+    eval_every: int = param(0, ge=0)
+    """RL steps between held-out accuracy checks during training (0: only before and after)."""
+    devices: int = param(1, ge=1)
+    """Data-parallel processes (Lightning DDP; gloo on CPU)."""
+    accelerator: Literal["cpu", "gpu", "auto"] = "cpu"
+    """Lightning accelerator."""
+    threads: int = param(0, ge=0)
+    """torch CPU threads per process (0: torch's default)."""
+    rollout_samples: int = param(16, ge=0)
+    """Rollouts (prompt, completion, reward) saved per logged step as an MLflow artifact."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    warmstart: WarmStartConfig = field(default_factory=WarmStartConfig)
+    task: TaskConfig = field(default_factory=TaskConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    reward: RewardConfig = field(default_factory=RewardConfig)
+    loss: dict[str, Any] = field(default_factory=lambda: {"name": "ce_gppo"})
+    """The policy loss: `name` plus its hyper-parameters (see `algorithms.get_loss`)."""
+    algo: AlgoConfig = field(default_factory=AlgoConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    run: RunConfig = field(default_factory=RunConfig)
+
+    def __post_init__(self):
+        beta_schedule(self.algo, check_loss(self.loss))
+        if self.rollout.prompts_per_step * self.rollout.group_size < self.algo.mini_batches:
+            raise ConfigError(
+                f"algo.mini_batches={self.algo.mini_batches} exceeds the rollout batch "
+                f"({self.rollout.prompts_per_step} x {self.rollout.group_size} sequences)"
+            )
+        if self.task.source != "arithmetic" and not self.task.path:
+            raise ConfigError(f"task.path is required when task.source={self.task.source!r}")
+
+
+def beta_schedule(algo: AlgoConfig, loss):
+    """The BetaSchedule of a CE-GPPO-style loss (None when the schedule is constant)."""
+    from algorithms import BetaSchedule
+
+    if algo.beta_schedule == "constant":
+        return None
+    if not hasattr(loss, "beta1"):
+        raise ConfigError(f"algo.beta_schedule={algo.beta_schedule!r} needs a loss with beta1/beta2 (ce_gppo)")
+    return BetaSchedule(
+        kind=algo.beta_schedule,
+        beta1=loss.beta1,
+        beta2=loss.beta2,
+        beta1_end=algo.beta1_after,
+        beta2_end=algo.beta2_after,
+        steps=max(algo.beta_switch_step, 1) if algo.beta_schedule == "linear" else algo.beta_switch_step,
+    )
+
+
+def check_loss(loss: dict):
+    """Validate the loss section by building it; errors become one-line ConfigErrors."""
+    from algorithms import LOSSES, get_loss
+
+    params = dict(loss)
+    name = params.pop("name", None)
+    if name not in LOSSES:
+        raise ConfigError(f"loss={name!r} is not a registered loss; valid: {', '.join(LOSSES)}")
+    try:
+        return get_loss(name, **params)
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"loss {name}: {err}") from None
+
+
+def load_train_config(
+    profile: str | None = None,
+    config_file: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> TrainConfig:
+    """Profile defaults, then a YAML file, then dotted overrides (`{"loss.beta1": 0.75}`)."""
+    layers = []
+    if profile is not None:
+        if profile not in PROFILES:
+            raise ConfigError(f"profile={profile!r} is not known; valid: {', '.join(PROFILES)}")
+        layers.append(load_yaml(CONFIG_DIR / f"{profile}.yaml"))
+    if config_file is not None:
+        layers.append(load_yaml(config_file))
+    overrides = dict(overrides or {})
+    new_loss = overrides.pop("loss", None)
+    nested = dotted_to_nested(overrides)
+    if new_loss is not None:
+        if not isinstance(nested.get("loss", {}), dict):
+            raise ConfigError("--loss takes a loss name; its parameters go in --loss.PARAM VALUE")
+        nested["loss"] = {"name": new_loss, **nested.get("loss", {})}
+    layers.append(nested)
+    # A layer that names another loss replaces the loss section instead of merging into it, so
+    # that one loss's hyper-parameters never leak into another's.
+    loss: dict = {}
+    for layer in layers:
+        section = layer.pop("loss", None)
+        if section is None:
+            continue
+        if not isinstance(section, dict):
+            raise ConfigError(f"loss must be a section with a 'name' key, got {section!r}")
+        same = section.get("name") in (None, loss.get("name"))
+        loss = {**loss, **section} if same else dict(section)
+    return build_config(TrainConfig, *layers, {"loss": loss} if loss else {})

@@ -1,0 +1,97 @@
+"""Config loading: layering, validation errors (message and exit status), every shipped YAML."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.config import ConfigError
+from harness.train_config import CONFIG_DIR, PROFILES, TrainConfig, load_train_config
+
+
+@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_yaml_loads(path):
+    config = load_train_config(config_file=str(path))
+    assert isinstance(config, TrainConfig)
+
+
+def test_every_profile_is_shipped():
+    assert sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")) == sorted(PROFILES)
+
+
+def test_layers_apply_in_order(tmp_path):
+    file = tmp_path / "c.yaml"
+    file.write_text("optim:\n  lr: 2.0e-5\nrun:\n  steps: 7\n")
+    config = load_train_config("tiny", str(file), {"run.steps": 9, "loss.beta1": 0.75})
+    assert config.optim.lr == 2e-5  # from the file
+    assert config.run.steps == 9  # the flag wins over the file
+    assert config.loss == {"name": "ce_gppo", "beta1": 0.75, "beta2": 1.0}
+    assert config.model.name == "tiny"  # from the profile
+
+
+def test_choosing_another_loss_drops_the_old_loss_parameters():
+    config = load_train_config("tiny", None, {"loss": "grpo", "loss.eps_high": 0.3})
+    assert config.loss == {"name": "grpo", "eps_high": 0.3}
+
+
+def test_int_promotes_to_float_but_not_the_reverse():
+    assert load_train_config("tiny", None, {"optim.lr": 1}).optim.lr == 1.0
+    with pytest.raises(ConfigError, match=r"run.steps=1.5 has the wrong type; allowed: int"):
+        load_train_config("tiny", None, {"run.steps": 1.5})
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"optim.lr": -1.0}, "optim.lr=-1.0 is out of range; allowed: > 0"),
+        ({"rollout.top_p": 1.5}, "rollout.top_p=1.5 is out of range; allowed: > 0 and <= 1"),
+        ({"optim.bogus": 1}, "unknown key 'optim.bogus'"),
+        ({"model.dtype": "int8"}, "model.dtype='int8' is not allowed; allowed: one of 'float32'"),
+        ({"run.steps": "many"}, "run.steps='many' has the wrong type; allowed: int"),
+        ({"loss": "nope"}, "loss='nope' is not a registered loss; valid: "),
+        ({"loss.beta1": -0.5}, "loss ce_gppo: beta1"),
+        ({"loss.gamma": 1}, "loss ce_gppo: "),
+        ({"algo.beta_schedule": "switch", "loss": "grpo"}, "needs a loss with beta1/beta2"),
+        ({"task.source": "jsonl"}, "task.path is required"),
+    ],
+)
+def test_bad_values_name_key_value_and_allowed(overrides, message):
+    with pytest.raises(ConfigError) as info:
+        load_train_config("tiny", None, overrides)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_bad_yaml_file_is_one_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("optim: [1, 2\n")
+    with pytest.raises(ConfigError, match="is not valid YAML"):
+        load_train_config(None, str(bad))
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_train_config(None, str(tmp_path / "missing.yaml"))
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["train", "--profile", "tiny", "--optim.lr", "-1"], "optim.lr=-1 is out of range"),
+        (["train", "--profile", "tiny", "--loss", "bogus"], "is not a registered loss"),
+        (["train", "--profile", "tiny", "--loss.beta2", "abc"], "beta2"),
+        (["train", "--config", "/no/such/file.yaml"], "config file not found"),
+        (["train", "--profile", "tiny", "--run.steps"], "--run.steps needs a value"),
+        (["eval", "--k", "0"], "k=0 is out of range; allowed: >= 1"),
+        (["eval", "--temperature", "hot"], "temperature='hot' has the wrong type"),
+        (["nosuchcommand"], "invalid choice"),
+    ],
+)
+def test_cli_errors_are_one_line_with_exit_status_2(argv, message, tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert message in lines[0]
+    assert "Traceback" not in proc.stderr
+    assert not (Path(tmp_path) / "runs").exists()  # nothing was started
