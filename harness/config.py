@@ -122,9 +122,7 @@ def _build(cls: type, data: dict, prefix: str) -> Any:
     known = {f.name: f for f in dataclasses.fields(cls) if f.init}
     for key in data:
         if key not in known:
-            raise ConfigError(
-                f"unknown key '{prefix}{key}'; valid keys here: {', '.join(sorted(known))}"
-            )
+            raise ConfigError(f"unknown key '{prefix}{key}'; valid keys here: {', '.join(sorted(known))}")
     kwargs = {}
     for name, fld in known.items():
         if name not in data:
@@ -143,8 +141,12 @@ def _check_bounds(fld: dataclasses.Field, value: Any, key: str, shown: Any) -> N
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return
     bounds = fld.metadata.get("bounds", {})
-    tests = {"ge": (lambda v, b: v >= b, ">="), "gt": (lambda v, b: v > b, ">"),
-             "le": (lambda v, b: v <= b, "<="), "lt": (lambda v, b: v < b, "<")}
+    tests = {
+        "ge": (lambda v, b: v >= b, ">="),
+        "gt": (lambda v, b: v > b, ">"),
+        "le": (lambda v, b: v <= b, "<="),
+        "lt": (lambda v, b: v < b, "<"),
+    }
     for name, bound in bounds.items():
         ok, symbol = tests[name]
         if not ok(value, bound):
@@ -228,6 +230,7 @@ def _coerce(tp: Any, value: Any, key: str) -> Any:
 
 def to_dict(config: Any) -> dict:
     """A plain, YAML-safe dict of a config tree (Paths become strings)."""
+
     def plain(value):
         if isinstance(value, Path):
             return str(value)

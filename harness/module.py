@@ -120,7 +120,7 @@ class RLModule(L.LightningModule):
         loss_fn = self.loss_at_step(step)
         metrics.add_betas(loss_fn)
         update_tokens = self.update_policy(batch, adv, loss_fn, metrics) if len(adv) else 0
-        metrics.add_timing(update_tokens, time.perf_counter() - t1, self.lr_schedulers().get_last_lr()[0])
+        metrics.add_timing(update_tokens, time.perf_counter() - t1, self.optimizers().param_groups[0]["lr"])
         self.finish_step(step, metrics)
 
     def loss_at_step(self, step: int):
@@ -142,7 +142,7 @@ class RLModule(L.LightningModule):
         """ppo_epochs x mini_batches optimizer updates on one rollout batch; returns tokens processed."""
         algo = self.config.algo
         opt = self.optimizers()
-        sched = self.lr_schedulers()
+        sched = self.lr_schedulers()  # None when the optimizer comes without a scheduler
         self.policy.eval()  # no dropout: old and new log-probs must agree before any update
         old_logp = self.reference_logprobs(self.policy, batch)  # [K, T]
         ref_logp = self.reference_logprobs(self._reference[0], batch) if self._reference else None
@@ -159,7 +159,8 @@ class RLModule(L.LightningModule):
                 metrics.add_update(loss_value, grad_norm, finite)
                 if finite:
                     opt.step()
-                    sched.step()
+                    if sched is not None:
+                        sched.step()
                 opt.zero_grad(set_to_none=True)
         return tokens
 
@@ -198,14 +199,14 @@ class RLModule(L.LightningModule):
                 kl_value = aggregate(kl, policy_batch.mask, self.agg_mode, **counts)
                 loss = loss + algo.kl_coef * kl_value
                 metrics.add_scalar("kl_ref", kl_value.detach() * len(micro), weight=len(micro))
+            weight = float(policy_batch.mask.sum())
+            quadrants = quadrant_metrics(policy_batch, out.per_token, algo.quadrant_threshold)
+            metrics.add_quadrants(quadrants, weight)
             # DDP averages gradients over ranks; the loss is already a share of the global sum.
             self.manual_backward(loss * world)
             total += float(loss.detach())
-            weight = float(policy_batch.mask.sum())
             metrics.add_loss_metrics(out.metrics, weight)
             metrics.add_scalar("entropy", (entropy.detach() * policy_batch.mask).sum(), weight=weight)
-            quadrants = quadrant_metrics(policy_batch, out.per_token, algo.quadrant_threshold)
-            metrics.add_quadrants(quadrants, weight)
         grad_norm = torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.config.optim.grad_clip)
         return self.all_reduce(torch.tensor(total)).item(), float(grad_norm)
 

@@ -65,8 +65,12 @@ def make_trainer(config: TrainConfig, output: Path, logger) -> L.Trainer:
         backend = "gloo" if run.accelerator == "cpu" else "nccl"
         strategy = DDPStrategy(process_group_backend=backend, find_unused_parameters=False)
     checkpoints = L.pytorch.callbacks.ModelCheckpoint(
-        dirpath=output / "checkpoints", filename="step{epoch}", every_n_epochs=run.checkpoint_every,
-        save_top_k=1, save_last=True, save_on_train_epoch_end=True,
+        dirpath=output / "checkpoints",
+        filename="step{epoch}",
+        every_n_epochs=run.checkpoint_every,
+        save_top_k=1,
+        save_last=True,
+        save_on_train_epoch_end=True,
     )
     return L.Trainer(
         max_epochs=run.steps,
@@ -107,9 +111,8 @@ def train(config: TrainConfig, resume: bool = False) -> dict:
 
     run_id = json.loads(state_file.read_text())["mlflow_run_id"] if resume and state_file.is_file() else None
     loss_name = config.loss["name"]
-    logger = make_logger(
-        config.run.tracking_uri, config.run.experiment, config.run.run_name or f"{loss_name}-seed{config.run.seed}", run_id
-    )
+    run_name = config.run.run_name or f"{loss_name}-seed{config.run.seed}"
+    logger = make_logger(config.run.tracking_uri, config.run.experiment, run_name, run_id)
     trainer = make_trainer(config, output, logger)
     if trainer.is_global_zero:
         state_file.write_text(json.dumps({"mlflow_run_id": logger.run_id}))

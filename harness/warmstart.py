@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -87,13 +89,13 @@ def load_or_warm_start(model_loader, task, config: TrainConfig, cache: Path, log
         return model, tokenizer, json.loads((folder / "warmstart.json").read_text())
     model, tokenizer = model_loader(config.model.name)
     info = warm_start(model, tokenizer, task, config, log)
-    tmp = folder.with_name(folder.name + ".tmp")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".tmp"))
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     (tmp / "warmstart.json").write_text(json.dumps(info, indent=2))
-    if folder.exists():
-        import shutil
-
-        shutil.rmtree(folder)
-    tmp.rename(folder)
+    if folder.exists():  # another process finished the same warm start first
+        shutil.rmtree(tmp)
+    else:
+        tmp.rename(folder)
     return model, tokenizer, info

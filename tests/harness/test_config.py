@@ -86,9 +86,7 @@ def test_bad_yaml_file_is_one_line(tmp_path):
     ],
 )
 def test_cli_errors_are_one_line_with_exit_status_2(argv, message, tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True, cwd=tmp_path
-    )
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr

@@ -7,7 +7,9 @@ from harness.models import build_tiny, load_model
 
 
 def chat_prompt(tokenizer, text):
-    return tokenizer.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True, tokenize=False)
+    return tokenizer.apply_chat_template(
+        [{"role": "user", "content": text}], add_generation_prompt=True, tokenize=False
+    )
 
 
 def roundtrip(model, tokenizer, tmp_path):

@@ -1,0 +1,51 @@
+"""Policy losses for RL on language models, as pure tensor maths (no model, no I/O, no config).
+
+    from algorithms import PolicyBatch, LossOutput, get_loss, aggregate, LOSSES
+
+    loss_fn = get_loss("ce_gppo", eps_low=0.2, eps_high=0.2, beta1=0.5, beta2=1.0)
+    out = loss_fn(PolicyBatch(logp=logp, old_logp=old_logp, advantages=adv, mask=mask))
+    loss = aggregate(out.per_token, mask, mode=loss_fn.default_agg)
+
+One file per loss (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg), each registered by name;
+`aggregate` is the only place where per-token losses are reduced. Around the losses: advantages
+(group-relative, DAPO filter and overlong shaping), KL estimators, CE-GPPO beta schedules and the
+token-quadrant / entropy-change diagnostics. To add a loss: write a frozen dataclass in a new
+file, decorate it with `@register_loss("name")`, give it `default_agg` and `__call__(batch) ->
+LossOutput`, and import the file below.
+"""
+
+from . import ce_gppo, cispo, dapo, entropy_reg, gppo, grpo, gspo  # noqa: F401  (registers the losses)
+from .advantages import dynamic_sampling_filter, group_advantages, overlong_penalty
+from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode
+from .batch import LossOutput, PolicyBatch
+from .kl import KL_ESTIMATORS, kl_penalty
+from .quadrants import QUADRANTS, entropy_change_first_order, grad_wrt_logp, quadrant_stats
+from .registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
+from .schedules import BetaSchedule
+
+LOSSES: tuple[str, ...] = registered_losses()
+
+__all__ = [
+    "AGG_MODES",
+    "KL_ESTIMATORS",
+    "LOSSES",
+    "QUADRANTS",
+    "BetaSchedule",
+    "LossOutput",
+    "PolicyBatch",
+    "PolicyLoss",
+    "aggregate",
+    "batch_counts",
+    "check_agg_mode",
+    "dynamic_sampling_filter",
+    "entropy_change_first_order",
+    "get_loss",
+    "grad_wrt_logp",
+    "group_advantages",
+    "kl_penalty",
+    "loss_params",
+    "overlong_penalty",
+    "quadrant_stats",
+    "register_loss",
+    "registered_losses",
+]

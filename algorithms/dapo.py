@@ -1,0 +1,54 @@
+"""DAPO: PPO's clipped surrogate with "clip-higher" and token-level reduction.
+
+Paper: DAPO, Yu et al. 2025, arXiv 2503.14476.
+
+Objective, per token (r = pi_theta / pi_old, A the advantage), the same clip as GRPO:
+
+    loss = max(-A r, -A clip(r, 1 - eps_low, 1 + eps_high)),   eps_high > eps_low
+
+"Clip-higher" decouples the two widths: a wider upper bound lets the probability of a
+low-probability token with positive advantage grow further before its gradient is cut, which the
+paper finds keeps entropy from collapsing. The reduction is `token_mean` over the whole batch, so
+every token weighs the same whatever the length of its response. DAPO's other two ingredients,
+dynamic sampling (drop groups whose rewards are all equal) and overlong reward shaping, act on
+rewards before the loss: see advantages.py.
+
+Hyper-parameters:
+    eps_low       lower clip width (0.2); the ratio of an A < 0 token may fall to 1 - eps_low.
+    eps_high      upper clip width (0.28); the ratio of an A > 0 token may rise to 1 + eps_high.
+    clip_ratio_c  dual-clip bound c > 1 for A < 0 tokens (min(loss, -A c)), None (default) = off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .batch import LossOutput, PolicyBatch
+from .clipping import clip_metrics, dual_clip, importance_ratio, ppo_clipped_loss
+from .registry import check_clip_ratio_c, check_eps, register_loss
+
+
+@register_loss("dapo")
+@dataclass(frozen=True)
+class DAPOLoss:
+    eps_low: float = 0.2
+    eps_high: float = 0.28
+    clip_ratio_c: float | None = None
+
+    default_agg: ClassVar[str] = "token_mean"
+
+    def __post_init__(self) -> None:
+        check_eps("eps_low", self.eps_low)
+        check_eps("eps_high", self.eps_high)
+        check_clip_ratio_c(self.clip_ratio_c)
+
+    def __call__(self, batch: PolicyBatch) -> LossOutput:
+        mask, adv = batch.token_mask, batch.token_advantages  # [B, T], [B, T]
+        log_ratio, ratio = importance_ratio(batch.logp, batch.old_logp, mask)  # [B, T]
+        loss = ppo_clipped_loss(ratio, adv, self.eps_low, self.eps_high)  # [B, T]
+        dual = None
+        if self.clip_ratio_c is not None:
+            loss, dual = dual_clip(loss, adv, self.clip_ratio_c)  # [B, T]
+        metrics = clip_metrics(log_ratio, ratio, adv, mask, self.eps_low, self.eps_high, dual=dual)
+        return LossOutput(per_token=loss.masked_fill(~mask, 0.0), metrics=metrics)

@@ -1,0 +1,55 @@
+"""GRPO: PPO's clipped surrogate with group-relative advantages.
+
+Paper: DeepSeekMath, Shao et al. 2024, arXiv 2402.03300 (clip from PPO, arXiv 1707.06347).
+
+Objective, per token (r = pi_theta / pi_old, A the advantage):
+
+    loss = max(-A r, -A clip(r, 1 - eps_low, 1 + eps_high))
+
+and, with the dual clip on (Ye et al., arXiv 1912.09729), for A < 0: loss = min(loss, -A c).
+Outside the trust region the gradient of a token is exactly zero: a positive-advantage token whose
+ratio rose above 1 + eps_high, or a negative-advantage token whose ratio fell below 1 - eps_low,
+stops learning for the rest of this rollout batch.
+
+Hyper-parameters:
+    eps_low       lower clip width; the ratio of an A < 0 token may fall to 1 - eps_low.
+    eps_high      upper clip width; the ratio of an A > 0 token may rise to 1 + eps_high.
+    clip_ratio_c  dual-clip bound c > 1 for A < 0 tokens, None (default) to turn it off.
+
+Default reduction `seq_mean_token_mean` (mean over tokens of a response, then over responses), as
+in the paper. The optional KL-to-reference term of the paper is not part of this loss: see kl.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .batch import LossOutput, PolicyBatch
+from .clipping import clip_metrics, dual_clip, importance_ratio, ppo_clipped_loss
+from .registry import check_clip_ratio_c, check_eps, register_loss
+
+
+@register_loss("grpo")
+@dataclass(frozen=True)
+class GRPOLoss:
+    eps_low: float = 0.2
+    eps_high: float = 0.2
+    clip_ratio_c: float | None = None
+
+    default_agg: ClassVar[str] = "seq_mean_token_mean"
+
+    def __post_init__(self) -> None:
+        check_eps("eps_low", self.eps_low)
+        check_eps("eps_high", self.eps_high)
+        check_clip_ratio_c(self.clip_ratio_c)
+
+    def __call__(self, batch: PolicyBatch) -> LossOutput:
+        mask, adv = batch.token_mask, batch.token_advantages  # [B, T], [B, T]
+        log_ratio, ratio = importance_ratio(batch.logp, batch.old_logp, mask)  # [B, T]
+        loss = ppo_clipped_loss(ratio, adv, self.eps_low, self.eps_high)  # [B, T]
+        dual = None
+        if self.clip_ratio_c is not None:
+            loss, dual = dual_clip(loss, adv, self.clip_ratio_c)  # [B, T]
+        metrics = clip_metrics(log_ratio, ratio, adv, mask, self.eps_low, self.eps_high, dual=dual)
+        return LossOutput(per_token=loss.masked_fill(~mask, 0.0), metrics=metrics)

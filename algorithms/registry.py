@@ -1,0 +1,116 @@
+"""Name -> loss registry, `get_loss`, and the hyper-parameter checks shared by the losses.
+
+A loss is a frozen dataclass whose fields are its hyper-parameters, registered with
+`@register_loss("name")`. `get_loss(name, **params)` builds one and refuses unknown names or
+parameters with a message listing the valid ones; each loss checks the ranges of its own
+parameters in `__post_init__` with the helpers below, so a bad value fails when the loss is built,
+not halfway through training.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from .batch import LossOutput, PolicyBatch
+
+
+class PolicyLoss(Protocol):
+    """What the training module relies on: a name, a default aggregation and a call."""
+
+    name: str
+    default_agg: str
+
+    def __call__(self, batch: PolicyBatch) -> LossOutput: ...
+
+
+_REGISTRY: dict[str, type] = {}
+T = TypeVar("T", bound=type)
+
+
+def register_loss(name: str) -> Callable[[T], T]:
+    """Class decorator: register a loss dataclass under `name` (also stored as `cls.name`)."""
+
+    def decorator(cls: T) -> T:
+        if name in _REGISTRY:
+            raise ValueError(f"loss {name!r} is already registered by {_REGISTRY[name].__name__}")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return decorator
+
+
+def registered_losses() -> tuple[str, ...]:
+    """Names of every registered loss, in registration order."""
+    return tuple(_REGISTRY)
+
+
+def get_loss(name: str, **params: Any) -> PolicyLoss:
+    """Build the loss registered as `name` with the given hyper-parameters (others keep defaults).
+
+    Raises ValueError for an unknown name or parameter (listing the valid ones) and for a value
+    out of its range (naming the parameter and the range). A loss class may define a classmethod
+    `from_params(**params)` when its parameters are not just its fields (`entropy_reg` forwards
+    the ones it does not know to its base loss).
+    """
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown loss {name!r}; valid losses: {', '.join(_REGISTRY)}")
+    cls = _REGISTRY[name]
+    from_params = getattr(cls, "from_params", None)
+    if from_params is not None:
+        return from_params(**params)
+    valid = [f.name for f in dataclasses.fields(cls) if f.init]
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise ValueError(
+            f"unknown parameter(s) {', '.join(unknown)} for loss {name!r}; valid: {', '.join(valid)}"
+        )
+    return cls(**params)
+
+
+def loss_params(name: str) -> dict[str, Any]:
+    """The hyper-parameters of loss `name` with their defaults (for configs and `--help`)."""
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown loss {name!r}; valid losses: {', '.join(_REGISTRY)}")
+    return {f.name: f.default for f in dataclasses.fields(_REGISTRY[name]) if f.init}
+
+
+# ---- range checks, called from each loss's __post_init__ -------------------------------------------
+
+
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
+def check_eps(name: str, value: Any) -> None:
+    """A PPO clip width: the ratio is kept in [1 - eps_low, 1 + eps_high], so eps in (0, 1)."""
+    if not 0.0 < _number(name, value) < 1.0:
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+
+
+def check_positive(name: str, value: Any) -> None:
+    """A width with no upper limit (CISPO's truncation bounds): in (0, inf)."""
+    v = _number(name, value)
+    if not (v > 0.0 and math.isfinite(v)):
+        raise ValueError(f"{name} must be in (0, inf), got {value!r}")
+
+
+def check_nonnegative(name: str, value: Any) -> None:
+    """A scale such as beta1, beta2 or coef: in [0, inf)."""
+    v = _number(name, value)
+    if not (v >= 0.0 and math.isfinite(v)):
+        raise ValueError(f"{name} must be in [0, inf), got {value!r}")
+
+
+def check_clip_ratio_c(value: Any) -> None:
+    """The dual-clip bound c: None (off) or a number in (1, inf)."""
+    if value is None:
+        return
+    v = _number("clip_ratio_c", value)
+    if not (v > 1.0 and math.isfinite(v)):
+        raise ValueError(f"clip_ratio_c must be None (dual clip off) or in (1, inf), got {value!r}")
