@@ -25,9 +25,7 @@ def _grouped(rewards: Tensor, group_size: int) -> Tensor:
         raise ValueError(f"group_size must be an integer >= 1, got {group_size!r}")
     if rewards.dim() == 2:
         if rewards.shape[1] != group_size:
-            raise ValueError(
-                f"rewards [num_groups, G] has G = {rewards.shape[1]}, but group_size = {group_size}"
-            )
+            raise ValueError(f"rewards [num_groups, G] has G = {rewards.shape[1]}, but group_size = {group_size}")
         return rewards
     if rewards.dim() != 1 or rewards.numel() % group_size:
         raise ValueError(
@@ -37,9 +35,7 @@ def _grouped(rewards: Tensor, group_size: int) -> Tensor:
     return rewards.view(-1, group_size)  # [num_groups, G]
 
 
-def group_advantages(
-    rewards: Tensor, group_size: int, *, std_normalize: bool = True, eps: float = 1e-6
-) -> Tensor:
+def group_advantages(rewards: Tensor, group_size: int, *, std_normalize: bool = True, eps: float = 1e-6) -> Tensor:
     """Group-relative advantages, same shape as `rewards`.
 
     std_normalize=True: (R - mean) / (std + eps) per group (GRPO); False: R - mean (Dr.GRPO).

@@ -62,9 +62,7 @@ def aggregate(
     """
     reduce = _REDUCTIONS[check_agg_mode(mode)]
     if per_token.shape != mask.shape:
-        raise ValueError(
-            f"per_token {tuple(per_token.shape)} and mask {tuple(mask.shape)} must have the same shape"
-        )
+        raise ValueError(f"per_token {tuple(per_token.shape)} and mask {tuple(mask.shape)} must have the same shape")
     if max_len is not None and max_len <= 0:
         raise ValueError(f"max_len must be a positive number of tokens, got {max_len!r}")
     m = mask.bool()  # [B, T]

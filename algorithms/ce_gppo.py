@@ -89,6 +89,4 @@ class CEGPPOLoss:
         check_clip_ratio_c(self.clip_ratio_c)
 
     def __call__(self, batch: PolicyBatch) -> LossOutput:
-        return gradient_preserving_loss(
-            batch, self.eps_low, self.eps_high, self.beta1, self.beta2, self.clip_ratio_c
-        )
+        return gradient_preserving_loss(batch, self.eps_low, self.eps_high, self.beta1, self.beta2, self.clip_ratio_c)

@@ -53,9 +53,7 @@ class EntropyRegLoss:
 
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         if batch.entropy is None:
-            raise ValueError(
-                "entropy_reg needs batch.entropy: per-token entropy [B, T] of pi_theta, with gradient"
-            )
+            raise ValueError("entropy_reg needs batch.entropy: per-token entropy [B, T] of pi_theta, with gradient")
         out = self.base(batch)
         mask = batch.token_mask  # [B, T]
         entropy = torch.where(mask, batch.entropy, 0.0)  # [B, T]

@@ -65,9 +65,7 @@ def get_loss(name: str, **params: Any) -> PolicyLoss:
     valid = [f.name for f in dataclasses.fields(cls) if f.init]
     unknown = sorted(set(params) - set(valid))
     if unknown:
-        raise ValueError(
-            f"unknown parameter(s) {', '.join(unknown)} for loss {name!r}; valid: {', '.join(valid)}"
-        )
+        raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for loss {name!r}; valid: {', '.join(valid)}")
     return cls(**params)
 
 

@@ -63,9 +63,7 @@ class BetaSchedule:
             raise ValueError("a constant beta schedule takes no beta1_end, beta2_end or steps")
         min_steps = 1 if self.kind == "linear" else 0
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < min_steps:
-            raise ValueError(
-                f"steps of a {self.kind!r} schedule must be an integer >= {min_steps}, got {self.steps!r}"
-            )
+            raise ValueError(f"steps of a {self.kind!r} schedule must be an integer >= {min_steps}, got {self.steps!r}")
 
     def beta_at(self, step: int) -> tuple[float, float]:
         """(beta1, beta2) to use at optimizer step `step` (>= 0)."""

@@ -52,13 +52,20 @@ class EvalConfig:
     lm_eval: str | None = None
     """Run this lm-eval task (comma-separated) through lm-eval's own evaluator instead."""
 
+    def __post_init__(self):
+        if self.lm_eval is None:
+            from benchmarks import resolve_suite
 
-def make_sampler(model, tokenizer, config: EvalConfig):
-    """prompts (user messages) x n -> completions, with the configured sampling."""
-    backend = HFGenerateBackend(model, tokenizer, config.batch_size)
-    params = SamplingParams(
-        config.max_new_tokens, max(config.temperature, 1e-5), config.top_p, greedy=config.temperature == 0
-    )
+            try:
+                resolve_suite(self.suite)
+            except ValueError as err:
+                raise ConfigError(f"--suite: {err}") from None
+
+
+def make_sampler(model, tokenizer, *, max_new_tokens: int, temperature: float, top_p: float, batch_size: int = 64):
+    """prompts (user messages) x n -> completions, with the given sampling (temperature 0: greedy)."""
+    backend = HFGenerateBackend(model, tokenizer, batch_size)
+    params = SamplingParams(max_new_tokens, max(temperature, 1e-5), top_p, greedy=temperature == 0)
 
     def sample(prompts: list[str], n: int) -> list[list[str]]:
         rollouts = backend.generate([format_prompt(tokenizer, p) for p in prompts], n, params)
@@ -78,14 +85,18 @@ def evaluate_model(config: EvalConfig) -> dict:
         from benchmarks.lm_eval_bridge import run_lm_eval
 
         return run_lm_eval(model, tokenizer, config.lm_eval.split(","), limit=config.limit)
-    try:
-        benchmarks = resolve_suite(config.suite)
-    except ValueError as err:
-        raise ConfigError(f"--suite: {err}") from None
+    benchmarks = resolve_suite(config.suite)
     torch.manual_seed(config.seed)
     results = evaluate(
         benchmarks,
-        make_sampler(model, tokenizer, config),
+        make_sampler(
+            model,
+            tokenizer,
+            max_new_tokens=config.max_new_tokens,
+            temperature=config.temperature,
+            top_p=config.top_p,
+            batch_size=config.batch_size,
+        ),
         k=config.k,
         limit=config.limit,
         seed=config.seed,

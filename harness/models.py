@@ -180,6 +180,9 @@ def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device:
     """Return `(model, tokenizer)` for a built-in name, a local folder or a hub id."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
     source = resolve_model_path(name_or_path)
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)

@@ -26,6 +26,7 @@ from harness.progress import RLProgress
 from harness.tasks import build_task
 from harness.tracking import flatten, make_logger
 from harness.train_config import TrainConfig
+from harness.validation import ValidationCallback
 from harness.warmstart import heldout_accuracy, load_or_warm_start
 
 
@@ -72,13 +73,18 @@ def make_trainer(config: TrainConfig, output: Path, logger) -> L.Trainer:
         save_last=True,
         save_on_train_epoch_end=True,
     )
+    callbacks = [checkpoints, RLProgress(run.steps)]
+    if run.eval_every:
+        callbacks.append(
+            ValidationCallback(run.eval_every, output, run.eval_suite, run.eval_limit, run.eval_max_new_tokens)
+        )
     return L.Trainer(
         max_epochs=run.steps,
         accelerator=run.accelerator,
         devices=run.devices,
         strategy=strategy,
         logger=logger,
-        callbacks=[checkpoints, RLProgress(run.steps)],
+        callbacks=callbacks,
         enable_progress_bar=False,
         enable_model_summary=False,
         num_sanity_val_steps=0,

@@ -156,7 +156,13 @@ class RunConfig:
     max_bad_steps: int = param(3, ge=1)
     """Stop after this many consecutive steps with a non-finite loss or gradient."""
     eval_every: int = param(0, ge=0)
-    """RL steps between held-out accuracy checks during training (0: only before and after)."""
+    """RL steps between validation checks during training (0: only held-out accuracy before and after)."""
+    eval_suite: str | None = None
+    """Benchmarks (a suite or comma-separated names) scored on a small subset at each validation check."""
+    eval_limit: int = param(8, ge=1)
+    """Problems per benchmark at each validation check."""
+    eval_max_new_tokens: int = param(256, ge=1)
+    """Longest completion at validation checks (tokens)."""
     devices: int = param(1, ge=1)
     """Data-parallel processes (Lightning DDP; gloo on CPU)."""
     accelerator: Literal["cpu", "gpu", "auto"] = "cpu"
@@ -187,6 +193,13 @@ class TrainConfig:
                 f"algo.mini_batches={self.algo.mini_batches} exceeds the rollout batch "
                 f"({self.rollout.prompts_per_step} x {self.rollout.group_size} sequences)"
             )
+        if self.run.eval_suite:
+            from benchmarks import resolve_suite
+
+            try:
+                resolve_suite(self.run.eval_suite)
+            except ValueError as err:
+                raise ConfigError(f"run.eval_suite: {err}") from None
         if self.task.source != "arithmetic" and not self.task.path:
             raise ConfigError(f"task.path is required when task.source={self.task.source!r}")
 

@@ -48,9 +48,7 @@ def test_dynamic_sampling_keeps_groups_with_reward_variance():
 )
 def test_overlong_penalty(length, penalty):
     # L_max = 100, L_cache = 20: free up to 80 tokens, then (80 - len) / 20, -1 beyond 100
-    assert overlong_penalty(torch.tensor([length]), max_len=100, cache_len=20).item() == pytest.approx(
-        penalty
-    )
+    assert overlong_penalty(torch.tensor([length]), max_len=100, cache_len=20).item() == pytest.approx(penalty)
 
 
 def test_overlong_penalty_validation():

@@ -39,9 +39,7 @@ def test_ce_gppo_golden(make_golden, grad_of):
     torch.testing.assert_close(out.per_token[0], loss)
     torch.testing.assert_close(grad_of(out.per_token, batch)[0], grad)
     m = {k: v.item() for k, v in out.metrics.items()}
-    assert (m["clip_frac_high"], m["clip_frac_low"], m["dual_clip_frac"]) == pytest.approx(
-        (1 / N, 1 / N, 1 / N)
-    )
+    assert (m["clip_frac_high"], m["clip_frac_low"], m["dual_clip_frac"]) == pytest.approx((1 / N, 1 / N, 1 / N))
     assert m["clip_frac"] == pytest.approx(3 / N)
 
 
@@ -49,9 +47,7 @@ def test_ce_gppo_golden(make_golden, grad_of):
 def test_ce_gppo_clipped_gradients_follow_the_closed_form(make_random, grad_of, beta1, beta2):
     eps_low, eps_high = 0.2, 0.25
     batch = make_random(B=8, T=12, spread=0.6)
-    out = get_loss(
-        "ce_gppo", eps_low=eps_low, eps_high=eps_high, beta1=beta1, beta2=beta2, clip_ratio_c=None
-    )(batch)
+    out = get_loss("ce_gppo", eps_low=eps_low, eps_high=eps_high, beta1=beta1, beta2=beta2, clip_ratio_c=None)(batch)
     grad = grad_of(out.per_token, batch)
     r = torch.exp(batch.logp - batch.old_logp).detach()
     adv, m = batch.advantages, batch.mask.bool()
@@ -81,9 +77,7 @@ def test_gppo_is_ce_gppo_with_unit_betas(make_random, make_golden, grad_of):
         gppo = get_loss("gppo")(batch)
         ce = get_loss("ce_gppo", beta1=1.0, beta2=1.0)(batch)
         torch.testing.assert_close(gppo.per_token, ce.per_token, rtol=0, atol=0)
-        torch.testing.assert_close(
-            grad_of(gppo.per_token, batch), grad_of(ce.per_token, batch), rtol=0, atol=0
-        )
+        torch.testing.assert_close(grad_of(gppo.per_token, batch), grad_of(ce.per_token, batch), rtol=0, atol=0)
         assert gppo.metrics.keys() == ce.metrics.keys()
     golden = make_golden()
     grad = grad_of(get_loss("gppo")(golden).per_token, golden)[0]

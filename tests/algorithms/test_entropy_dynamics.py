@@ -70,9 +70,7 @@ def test_one_small_step_matches_first_order_estimate():
     adv = torch.randn(1, 64, generator=gen, dtype=torch.float64)  # [1, N]
     z = logits.clone().requires_grad_()
     loss_fn = get_loss("ce_gppo")
-    out = loss_fn(
-        PolicyBatch(torch.log_softmax(z, -1)[actions].unsqueeze(0), old_logp, adv, torch.ones(1, 64))
-    )
+    out = loss_fn(PolicyBatch(torch.log_softmax(z, -1)[actions].unsqueeze(0), old_logp, adv, torch.ones(1, 64)))
     assert out.metrics["clip_frac_high"] > 0 and out.metrics["clip_frac_low"] > 0  # both beta branches active
     (grad,) = torch.autograd.grad(aggregate(out.per_token, torch.ones(1, 64), loss_fn.default_agg), z)
     dz = -1e-3 * grad  # one SGD step

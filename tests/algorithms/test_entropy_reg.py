@@ -17,9 +17,7 @@ def test_entropy_reg_is_base_minus_coef_entropy(make_random, base):
     torch.testing.assert_close(out.per_token, torch.where(m, base_out.per_token - coef * batch.entropy, 0.0))
     assert wrapped.default_agg == get_loss(base).default_agg
     (g_ent, g_logp) = torch.autograd.grad(out.per_token.sum(), (batch.entropy, batch.logp), retain_graph=True)
-    torch.testing.assert_close(
-        g_ent, torch.where(m, -coef, 0.0).double()
-    )  # d loss / d H = -coef on counted tokens
+    torch.testing.assert_close(g_ent, torch.where(m, -coef, 0.0).double())  # d loss / d H = -coef on counted tokens
     (g_base,) = torch.autograd.grad(base_out.per_token.sum(), batch.logp)
     torch.testing.assert_close(g_logp, g_base)
     assert out.metrics["entropy"].item() == pytest.approx(batch.entropy[m].mean().item())

@@ -29,9 +29,7 @@ def test_grpo_golden_values_and_gradients(make_golden, grad_of):
     batch = make_golden()
     out = get_loss("grpo")(batch)
     loss, grad = zip(*GRPO_EXPECTED)
-    torch.testing.assert_close(
-        out.per_token[0], torch.tensor(loss, dtype=torch.float64), rtol=1e-12, atol=1e-12
-    )
+    torch.testing.assert_close(out.per_token[0], torch.tensor(loss, dtype=torch.float64), rtol=1e-12, atol=1e-12)
     torch.testing.assert_close(grad_of(out.per_token, batch)[0], torch.tensor(grad, dtype=torch.float64))
 
 

@@ -49,9 +49,7 @@ def test_first_order_estimate_is_the_directional_derivative():
     logits = (2 * torch.randn(4, 32, generator=gen, dtype=torch.float64)).requires_grad_()
     direction = torch.randn(4, 32, generator=gen, dtype=torch.float64)
     (dH,) = torch.autograd.grad(_entropy(logits).sum(), logits)
-    torch.testing.assert_close(
-        entropy_change_first_order(logits.detach(), direction), (dH * direction).sum(-1)
-    )
+    torch.testing.assert_close(entropy_change_first_order(logits.detach(), direction), (dH * direction).sum(-1))
 
 
 def test_first_order_error_is_second_order():

@@ -118,9 +118,7 @@ def main() -> None:
     for loss_name, loss_fn in loss_fns.items():
         ratio = ms[loss_name] / ms["grpo"]
         flag = "" if ratio <= 1.3 else "  (above the 1.3 target)"
-        print(
-            f"{loss_name:<12} {ms[loss_name]:9.2f} {ratio:7.2f} {peak_mb(loss_fn, batch, device):9.1f}{flag}"
-        )
+        print(f"{loss_name:<12} {ms[loss_name]:9.2f} {ratio:7.2f} {peak_mb(loss_fn, batch, device):9.1f}{flag}")
 
 
 if __name__ == "__main__":

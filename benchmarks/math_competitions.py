@@ -1,0 +1,87 @@
+"""Competition math: AIME 2024, AIME 2025, HMMT Feb 2025, MATH-500, AMC 2023 (+ the 83-problem AMC).
+
+The paper's five (CE-GPPO, Table 1) are aime24, aime25, hmmt25, math500 and amc23; amc22_23 is
+the 83-problem AMC 12 2022+2023 set some papers report as "AMC". Rows are
+{"id", "problem", "answer"}; answers are graded by `benchmarks.grading.grade_math`
+(math-verify). Local files and their provenance (repository@commit) are those of
+shared/benchmarks/manifest.json; online the Hub ids below are read (test split, else the only one).
+
+| name     | local file            | rows | data (repo@commit)                 | Hub id                    |
+|----------|-----------------------|------|------------------------------------|---------------------------|
+| aime24   | aime24.jsonl          | 30   | QwenLM/Qwen2.5-Math@a45202bd       | HuggingFaceH4/aime_2024   |
+| aime25   | aime25.jsonl          | 30   | eth-sri/matharena@96440b20         | math-ai/aime25            |
+| hmmt25   | hmmt_feb25.jsonl      | 30   | eth-sri/matharena@96440b20         | MathArena/hmmt_feb_2025   |
+| math500  | math500.jsonl         | 500  | hkust-nlp/simpleRL-reason@cf1c7858 | HuggingFaceH4/MATH-500    |
+| amc23    | amc23.jsonl           | 40   | QwenLM/Qwen2.5-Math@a45202bd       | math-ai/amc23             |
+| amc22_23 | amc22_23_aimo83.jsonl | 83   | agentica-project/rllm@874daa4a     | AI-MO/aimo-validation-amc |
+"""
+
+import functools
+
+from benchmarks.benchmark import Benchmark, Metric, hf_dataset_rows
+from benchmarks.grading import DEFAULT_TIMEOUT_S, check_batch, last_boxed_content
+
+MATH_INSTRUCTION = "Please reason step by step, and put your final answer within \\boxed{}."
+
+
+def math_prompt(row: dict) -> str:
+    return f"{row['problem']}\n{MATH_INSTRUCTION}"
+
+
+def grade_math_row(row: dict, completion: str) -> tuple[float, str | None]:
+    ((correct, extracted),) = check_batch([completion], [str(row["answer"])], DEFAULT_TIMEOUT_S)
+    return float(correct), extracted
+
+
+def math_row_from_hub(raw: dict, index: int) -> dict:
+    """Hub rows name their fields differently; map them onto {"id", "problem", "answer"}."""
+    problem = raw.get("problem", raw.get("question"))
+    answer = raw.get("answer")
+    if answer is None and "solution" in raw:
+        answer = last_boxed_content(raw["solution"])
+    row_id = next((raw[k] for k in ("id", "unique_id", "problem_idx", "ID") if raw.get(k) is not None), index)
+    return {"id": str(row_id), "problem": problem, "answer": str(answer)}
+
+
+def _math_benchmark(name: str, file_name: str, rows: int, version: str, hub_id: str, description: str) -> Benchmark:
+    return Benchmark(
+        name=name,
+        source=hub_id,
+        version=version,
+        file_name=file_name,
+        expected_rows=rows,
+        required_fields=("id", "problem", "answer"),
+        make_prompt=math_prompt,
+        grade=grade_math_row,
+        metrics=(Metric("acc"),),
+        reference=lambda row: str(row["answer"]),
+        fetch_online=functools.partial(hf_dataset_rows, hub_id, math_row_from_hub),
+        description=description,
+    )
+
+
+_QWEN_MATH = "QwenLM/Qwen2.5-Math@a45202bd16f1ec06f433442dc1152d0074773465"
+_MATHARENA = "eth-sri/matharena@96440b20d0b90bb504edb7ee43c0e1e46567569f"
+
+MATH_BENCHMARKS = (
+    _math_benchmark("aime24", "aime24.jsonl", 30, _QWEN_MATH, "HuggingFaceH4/aime_2024", "AIME 2024 I and II"),
+    _math_benchmark("aime25", "aime25.jsonl", 30, _MATHARENA, "math-ai/aime25", "AIME 2025 I and II"),
+    _math_benchmark("hmmt25", "hmmt_feb25.jsonl", 30, _MATHARENA, "MathArena/hmmt_feb_2025", "HMMT February 2025"),
+    _math_benchmark(
+        "math500",
+        "math500.jsonl",
+        500,
+        "hkust-nlp/simpleRL-reason@cf1c7858bfc145a27aa733e75d930d34f0d318a6",
+        "HuggingFaceH4/MATH-500",
+        "MATH-500 test split",
+    ),
+    _math_benchmark("amc23", "amc23.jsonl", 40, _QWEN_MATH, "math-ai/amc23", "AMC 12 2023 (40 problems)"),
+    _math_benchmark(
+        "amc22_23",
+        "amc22_23_aimo83.jsonl",
+        83,
+        "agentica-project/rllm@874daa4acb7f451dc2a4b2b6e8ce28f5aa88d1f5",
+        "AI-MO/aimo-validation-amc",
+        "AMC 12A/12B 2022 and 2023 (83 problems)",
+    ),
+)

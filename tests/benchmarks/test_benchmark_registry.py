@@ -1,0 +1,27 @@
+"""Registry and suites: names, suite contents, helpful errors."""
+
+import pytest
+
+from benchmarks import BENCHMARKS, SUITES, get_benchmark, resolve_suite
+
+
+def test_suites():
+    assert [b.name for b in resolve_suite("math")] == ["aime24", "aime25", "hmmt25", "math500", "amc23"]
+    assert [b.name for b in resolve_suite("code")] == ["humaneval", "livecodebench"]
+    assert [b.name for b in resolve_suite("if")] == ["ifeval"]
+    everything = [b.name for b in resolve_suite("all")]
+    offline = {name for name, b in BENCHMARKS.items() if b.file_name and name != "livecodebench"}
+    assert set(everything) == offline | {"livecodebench"}
+    assert set(SUITES) >= {"math", "code", "if", "all"}
+
+
+def test_mixed_csv_keeps_order_without_repeats():
+    names = [b.name for b in resolve_suite("amc22_23, math,aime24,arith_l2")]
+    assert names == ["amc22_23", "aime24", "aime25", "hmmt25", "math500", "amc23", "arith_l2"]
+
+
+def test_unknown_names_list_the_valid_ones():
+    with pytest.raises(ValueError, match="unknown benchmark 'aime23'; valid: aime24, aime25"):
+        get_benchmark("aime23")
+    with pytest.raises(ValueError, match="unknown benchmark or suite 'maths'; suites: math, code, if"):
+        resolve_suite("maths")
