@@ -179,7 +179,6 @@ def resolve_model_path(name_or_path: str) -> str:
 def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device: str | None = None):
     """Return `(model, tokenizer)` for a built-in name, a local folder or a hub id."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
-
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()

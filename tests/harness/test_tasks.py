@@ -1,0 +1,42 @@
+"""Training tasks: data order is a function of (seed, step); held-out never overlaps training."""
+
+import json
+
+import pytest
+
+from harness.config import ConfigError
+from harness.tasks import build_task
+from harness.train_config import TaskConfig
+
+
+def test_arithmetic_batches_are_reproducible_and_disjoint_from_heldout():
+    task = build_task(TaskConfig(level=2))
+    assert task.train_batch(3, 16, seed=1) == task.train_batch(3, 16, seed=1)
+    assert task.train_batch(3, 16, seed=1) != task.train_batch(4, 16, seed=1)
+    assert task.train_batch(3, 16, seed=1) != task.train_batch(3, 16, seed=2)
+    heldout = {p.prompt for p in task.heldout()}
+    assert len(heldout) == 200
+    seen = {p.prompt for step in range(50) for p in task.train_batch(step, 64, seed=0)}
+    assert not heldout & seen
+
+
+def test_jsonl_task_epochs_cover_every_row(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(json.dumps({"q": f"question {i}", "a": str(i)}) for i in range(50)))
+    task = build_task(TaskConfig(source="jsonl", path=str(path), prompt_key="q", answer_key="a", heldout_size=10))
+    heldout = {p.prompt for p in task.heldout()}
+    assert len(heldout) == 10
+    epoch = [p.prompt for step in range(4) for p in task.train_batch(step, 10, seed=0)]  # 40 training rows
+    assert len(set(epoch)) == 40 and not set(epoch) & heldout
+
+
+def test_jsonl_errors_name_file_and_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"problem": "x", "answer": "1"}\n{"problem": "y"}\n')
+    with pytest.raises(ConfigError, match="row 2 has no field 'answer'"):
+        build_task(TaskConfig(source="jsonl", path=str(path)))
+    path.write_text('{"problem": "x"\n')
+    with pytest.raises(ConfigError, match="line 1 is not valid JSON"):
+        build_task(TaskConfig(source="jsonl", path=str(path)))
+    with pytest.raises(ConfigError, match="no such file"):
+        build_task(TaskConfig(source="jsonl", path=str(tmp_path / "missing.jsonl")))
