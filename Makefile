@@ -35,8 +35,11 @@ lint: install
 	$(VENV)/bin/ruff check harness algorithms benchmarks sweeps tests
 	$(VENV)/bin/ruff format --check harness algorithms benchmarks sweeps tests
 
+# Performance benchmarks: figures and ratios measured side by side, never pass/fail.
 perf: install
 	$(PY) tests/perf/bench_losses.py
+	$(PY) tests/perf/bench_grading.py
+	$(PY) tests/perf/bench_train_step.py
 
 clean:
 	rm -rf $(VENV) .cache runs mlflow.db

@@ -10,6 +10,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from .batch import LossOutput, PolicyBatch
+
 
 def importance_ratio(logp: Tensor, old_logp: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
     """(log r, r) with r = pi_theta / pi_old = exp(logp - old_logp), old_logp detached.
@@ -93,3 +95,17 @@ def clip_metrics(
     if dual is not None:
         metrics["dual_clip_frac"] = masked_mean(dual.float())
     return {k: v.detach() for k, v in metrics.items()}
+
+
+def clipped_surrogate(
+    batch: PolicyBatch, eps_low: float, eps_high: float, clip_ratio_c: float | None
+) -> LossOutput:
+    """PPO's clipped per-token loss (plus the optional dual clip) and its metrics (GRPO, DAPO)."""
+    mask, adv = batch.token_mask, batch.token_advantages  # [B, T], [B, T]
+    log_ratio, ratio = importance_ratio(batch.logp, batch.old_logp, mask)  # [B, T]
+    loss = ppo_clipped_loss(ratio, adv, eps_low, eps_high)  # [B, T]
+    dual = None
+    if clip_ratio_c is not None:
+        loss, dual = dual_clip(loss, adv, clip_ratio_c)  # [B, T]
+    metrics = clip_metrics(log_ratio, ratio, adv, mask, eps_low, eps_high, dual=dual)
+    return LossOutput(per_token=loss.masked_fill(~mask, 0.0), metrics=metrics)

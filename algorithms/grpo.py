@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .batch import LossOutput, PolicyBatch
-from .clipping import clip_metrics, dual_clip, importance_ratio, ppo_clipped_loss
+from .clipping import clipped_surrogate
 from .registry import check_clip_ratio_c, check_eps, register_loss
 
 
@@ -45,11 +45,4 @@ class GRPOLoss:
         check_clip_ratio_c(self.clip_ratio_c)
 
     def __call__(self, batch: PolicyBatch) -> LossOutput:
-        mask, adv = batch.token_mask, batch.token_advantages  # [B, T], [B, T]
-        log_ratio, ratio = importance_ratio(batch.logp, batch.old_logp, mask)  # [B, T]
-        loss = ppo_clipped_loss(ratio, adv, self.eps_low, self.eps_high)  # [B, T]
-        dual = None
-        if self.clip_ratio_c is not None:
-            loss, dual = dual_clip(loss, adv, self.clip_ratio_c)  # [B, T]
-        metrics = clip_metrics(log_ratio, ratio, adv, mask, self.eps_low, self.eps_high, dual=dual)
-        return LossOutput(per_token=loss.masked_fill(~mask, 0.0), metrics=metrics)
+        return clipped_surrogate(batch, self.eps_low, self.eps_high, self.clip_ratio_c)
