@@ -15,9 +15,16 @@ import json
 import statistics
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import mlflow
+
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+def tracking_uri(args) -> str:
+    return f"sqlite:///{Path(args.output).resolve()}/mlflow.db"
 
 
 def run(loss: str, seed: int, args) -> dict:
@@ -39,7 +46,7 @@ def run(loss: str, seed: int, args) -> dict:
             "--output-dir",
             str(out),
             "--tracking-uri",
-            f"sqlite:///{Path(args.output).resolve()}/mlflow.db",
+            tracking_uri(args),
             *args.extra,
         ]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -70,9 +77,15 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--tail", type=int, default=20)
     parser.add_argument("--output", default="runs/compare_tiny")
+    parser.add_argument("--jobs", type=int, default=2, help="runs in parallel")
     parser.add_argument("extra", nargs="*", help="more overrides after --, e.g. -- --optim.lr 1e-4")
     args = parser.parse_args()
-    results = {(loss, seed): run(loss, seed, args) for seed in args.seeds for loss in args.losses}
+    # Create the SQLite store once: MLflow's schema migration races when two runs create it.
+    Path(args.output).mkdir(parents=True, exist_ok=True)
+    mlflow.MlflowClient(tracking_uri(args)).search_experiments()
+    jobs = [(loss, seed) for seed in args.seeds for loss in args.losses]
+    with ThreadPoolExecutor(args.jobs) as pool:  # each run is its own process (one torch thread)
+        results = dict(zip(jobs, pool.map(lambda job: run(*job, args), jobs)))
     print(
         f"{'loss':<10}{'seed':>5}{'acc before':>12}{'acc after':>11}{'sampled':>9}"
         f"{'entropy':>9}{'clip lo':>9}{'clip hi':>9}"
