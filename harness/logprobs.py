@@ -30,10 +30,17 @@ def response_logprobs(
     for start in range(0, input_ids.shape[0], chunk):
         ids = input_ids[start : start + chunk]  # [c, L]
         attn = attention_mask[start : start + chunk]  # [c, L]
-        out = model(input_ids=ids, attention_mask=attn, position_ids=position_ids_from_mask(attn), use_cache=False)
+        response_length = ids.shape[1] - prompt_length
         # Logits at position t predict token t + 1: the response tokens are predicted by
-        # positions P-1 .. L-2.
-        logits = out.logits[:, prompt_length - 1 : -1].float() / temperature  # [c, T, V]
+        # positions P-1 .. L-2, so only the last T + 1 positions need the LM head.
+        out = model(
+            input_ids=ids,
+            attention_mask=attn,
+            position_ids=position_ids_from_mask(attn),
+            use_cache=False,
+            logits_to_keep=response_length + 1,
+        )
+        logits = out.logits[:, :-1].float() / temperature  # [c, T, V]
         targets = ids[:, prompt_length:]  # [c, T]
         log_norm = torch.logsumexp(logits, dim=-1)  # [c, T]
         logps.append(logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - log_norm)  # [c, T]

@@ -54,7 +54,7 @@ class RLModule(L.LightningModule):
     # ----------------------------------------------------------------- Lightning plumbing
     def configure_optimizers(self):
         optim = self.config.optim
-        opt = torch.optim.AdamW(self.policy.parameters(), lr=optim.lr, weight_decay=optim.weight_decay)
+        opt = torch.optim.AdamW(self.policy.parameters(), lr=optim.lr, weight_decay=optim.weight_decay, fused=True)
         warmup = max(optim.warmup_steps, 1)
         sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda update: min(1.0, (update + 1) / warmup))
         return [opt], [sched]
@@ -144,16 +144,24 @@ class RLModule(L.LightningModule):
         opt = self.optimizers()
         sched = self.lr_schedulers()  # None when the optimizer comes without a scheduler
         self.policy.eval()  # no dropout: old and new log-probs must agree before any update
-        old_logp = self.reference_logprobs(self.policy, batch)  # [K, T]
-        ref_logp = self.reference_logprobs(self._reference[0], batch) if self._reference else None
-        mask = batch.response_mask.float()  # [K, T]
         n_rows = len(adv)
         mini = max(1, math.ceil(n_rows / algo.mini_batches))
+        # The first mini-batch is scored before any optimizer step, so its old log-probs are the
+        # detached log-probs of its own forward pass; only the other rows need a separate pass.
+        old_logp = torch.zeros(batch.response_ids.shape, device=self.device)  # [K, T]
+        if n_rows > mini:
+            rest = torch.arange(mini, n_rows)
+            old_logp[rest] = self.reference_logprobs(self.policy, batch.select(rest))  # [K - mini, T]
+        ref_logp = self.reference_logprobs(self._reference[0], batch) if self._reference else None
+        mask = batch.response_mask.float()  # [K, T]
         tokens = 0
-        for _ in range(algo.ppo_epochs):
+        for epoch in range(algo.ppo_epochs):
             for start in range(0, n_rows, mini):
                 rows = torch.arange(start, min(start + mini, n_rows))
-                loss_value, grad_norm = self.one_update(batch, rows, adv, old_logp, ref_logp, mask, loss_fn, metrics)
+                fill_old = epoch == 0 and start == 0
+                loss_value, grad_norm = self.one_update(
+                    batch, rows, adv, old_logp, ref_logp, mask, loss_fn, metrics, fill_old
+                )
                 tokens += int(batch.attention_mask[rows].sum())
                 finite = math.isfinite(loss_value) and math.isfinite(grad_norm)
                 metrics.add_update(loss_value, grad_norm, finite)
@@ -164,8 +172,13 @@ class RLModule(L.LightningModule):
                 opt.zero_grad(set_to_none=True)
         return tokens
 
-    def one_update(self, batch, rows, adv, old_logp, ref_logp, mask, loss_fn, metrics) -> tuple[float, float]:
-        """Accumulate gradients of one mini-batch over micro-batches; returns (loss, grad norm)."""
+    def one_update(
+        self, batch, rows, adv, old_logp, ref_logp, mask, loss_fn, metrics, fill_old: bool
+    ) -> tuple[float, float]:
+        """Accumulate gradients of one mini-batch over micro-batches; returns (loss, grad norm).
+
+        With `fill_old` the policy has not moved yet: each micro-batch's old log-probs are taken
+        from its own forward pass (written into `old_logp`)."""
         algo = self.config.algo
         _, world = self.world
         # Global counts over this mini-batch on every rank: the denominators of `aggregate`.
@@ -183,6 +196,8 @@ class RLModule(L.LightningModule):
                 chunk=algo.logprob_chunk,
                 with_entropy=True,
             )  # [m, T], [m, T]
+            if fill_old:
+                old_logp[micro] = logp.detach()
             policy_batch = PolicyBatch(
                 logp=logp,
                 old_logp=old_logp[micro],
