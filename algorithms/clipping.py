@@ -97,9 +97,7 @@ def clip_metrics(
     return {k: v.detach() for k, v in metrics.items()}
 
 
-def clipped_surrogate(
-    batch: PolicyBatch, eps_low: float, eps_high: float, clip_ratio_c: float | None
-) -> LossOutput:
+def clipped_surrogate(batch: PolicyBatch, eps_low: float, eps_high: float, clip_ratio_c: float | None) -> LossOutput:
     """PPO's clipped per-token loss (plus the optional dual clip) and its metrics (GRPO, DAPO)."""
     mask, adv = batch.token_mask, batch.token_advantages  # [B, T], [B, T]
     log_ratio, ratio = importance_ratio(batch.logp, batch.old_logp, mask)  # [B, T]

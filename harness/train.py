@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import lightning as L
@@ -59,6 +60,8 @@ def heldout_report(module: RLModule) -> dict:
 
 def make_trainer(config: TrainConfig, output: Path, logger) -> L.Trainer:
     run = config.run
+    # The policy stays in eval mode on purpose (no dropout: old and new log-probs must agree).
+    warnings.filterwarnings("ignore", message=r"Found \d+ module\(s\) in eval mode")
     strategy = "auto"
     if run.devices > 1:
         from lightning.pytorch.strategies import DDPStrategy

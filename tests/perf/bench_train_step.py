@@ -1,7 +1,7 @@
 """Benchmark: one RL step of our `RLModule` against TRL's `GRPOTrainer` at identical settings, side by side.
 
     make perf
-    .venv/bin/python tests/perf/bench_train_step.py [--steps 3] [--threads 2] [--models smol tiny-random]
+    .venv/bin/python tests/perf/bench_train_step.py [--steps 3] [--threads 1] [--models smol tiny-random]
 
 For each model (SmolLM2-135M-Instruct, and a tiny random Llama using SmolLM2's tokenizer) and each
 framework (ours, TRL) one training run: 1 warm-up step, then `--steps` timed steps. Both sides get
@@ -492,7 +492,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=3, help="timed steps per run (after the warm-up)")
     parser.add_argument("--warmup", type=int, default=1, help="untimed warm-up steps per run")
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads, both frameworks")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads, both sides (1: steadier)")
     parser.add_argument("--prompts", type=int, default=2, help="prompts per step")
     parser.add_argument("--group", type=int, default=4, help="completions per prompt (TRL num_generations)")
     parser.add_argument("--max-new-tokens", type=int, default=32, help="TRL max_completion_length")
