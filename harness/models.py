@@ -77,11 +77,14 @@ def build_tiny_tokenizer():
     )
 
 
-def build_tiny(path: Path, seed: int = 0, hidden: int = 128, layers: int = 2) -> Path:
-    """Create the tiny Llama and its tokenizer at `path` (random init, deterministic in seed)."""
+def build_tiny(path: Path, seed: int = 0, hidden: int = 128, layers: int = 2, tokenizer=None) -> Path:
+    """Create the tiny Llama and its tokenizer at `path` (random init, deterministic in seed).
+
+    `tokenizer` defaults to the character tokenizer; any other (e.g. SmolLM2's, for benchmarks
+    at a real vocabulary size) sizes the embedding to its vocabulary."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    tokenizer = build_tiny_tokenizer()
+    tokenizer = tokenizer or build_tiny_tokenizer()
     config = LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=hidden,
@@ -89,7 +92,7 @@ def build_tiny(path: Path, seed: int = 0, hidden: int = 128, layers: int = 2) ->
         num_hidden_layers=layers,
         num_attention_heads=4,
         num_key_value_heads=4,
-        max_position_embeddings=256,
+        max_position_embeddings=2048,
         tie_word_embeddings=True,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,

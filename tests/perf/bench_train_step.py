@@ -48,7 +48,6 @@ os.environ.setdefault("HARNESS_CACHE", str(ROOT / ".cache"))
 SMOL = "smollm2-135m-instruct"
 MODELS = ("smol", "tiny-random")
 SEED = 0
-TINY_RANDOM = dict(hidden_size=128, intermediate_size=256, num_hidden_layers=2, num_attention_heads=4)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -58,27 +57,10 @@ def model_path(model: str, args) -> str:
 
 def build_tiny_random(path: Path) -> None:
     """A randomly initialised small Llama with SmolLM2's tokenizer (fixed seed), saved as a HF folder."""
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    from harness.models import load_model
+    from harness.models import build_tiny, load_model
 
     _, tokenizer = load_model(SMOL)
-    config = LlamaConfig(
-        vocab_size=len(tokenizer),
-        max_position_embeddings=2048,
-        num_key_value_heads=TINY_RANDOM["num_attention_heads"],
-        tie_word_embeddings=True,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-        **TINY_RANDOM,
-    )
-    torch.manual_seed(SEED)
-    model = LlamaForCausalLM(config)
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
+    build_tiny(path, seed=SEED, tokenizer=tokenizer)
 
 
 def matched_overrides(args, steps: int) -> dict:
