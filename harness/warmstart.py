@@ -73,8 +73,8 @@ def warm_start(model, tokenizer, task, config: TrainConfig, log=print) -> dict:
         optimizer.step()
         if step % ws.eval_every == 0 or step == ws.steps:
             accuracy = heldout_accuracy(model, tokenizer, heldout, max_new, greedy=True)
-            history.append({"step": step, "loss": float(loss), "greedy_accuracy": accuracy})
-            log(f"warm start step {step}: loss {float(loss):.3f}, greedy held-out accuracy {accuracy:.3f}")
+            history.append({"step": step, "loss": loss.item(), "greedy_accuracy": accuracy})
+            log(f"warm start step {step}: loss {loss.item():.3f}, greedy held-out accuracy {accuracy:.3f}")
             if ws.stop_at_accuracy is not None and accuracy >= ws.stop_at_accuracy:
                 break
     model.eval()

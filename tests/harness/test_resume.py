@@ -10,7 +10,6 @@ import time
 import mlflow
 import torch
 
-
 STEPS = 24  # tiny steps take a fraction of a second: enough of them that the kill lands mid-run
 
 

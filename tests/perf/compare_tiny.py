@@ -1,6 +1,9 @@
 """Paired-seed comparison of losses on the tiny profile: accuracy gain and end entropy.
 
     python tests/perf/compare_tiny.py --losses grpo ce_gppo --seeds 0 1 2 3 4 [--steps 300]
+    python tests/perf/compare_tiny.py --losses ppo=ce_gppo:beta1=0,beta2=0 only_b2=ce_gppo:beta1=0
+
+A variant is `LOSS` or `LABEL=LOSS:PARAM=VALUE,...` (loss hyper-parameters for that variant).
 
 Runs `harness train --profile tiny` once per (loss, seed) in a subprocess (all runs of a seed
 share the cached warm start), then prints per-run figures and, for every loss against the
@@ -27,8 +30,20 @@ def tracking_uri(args) -> str:
     return f"sqlite:///{Path(args.output).resolve()}/mlflow.db"
 
 
-def run(loss: str, seed: int, args) -> dict:
-    out = Path(args.output) / f"{loss}-seed{seed}"
+def parse_variant(spec: str) -> tuple[str, str, list[str]]:
+    """`ce_gppo` or `b1zero=ce_gppo:beta1=0,beta2=1` -> (label, loss name, loss flags)."""
+    head, _, params = spec.partition(":")
+    label, _, loss = head.rpartition("=")
+    flags = []
+    for item in filter(None, params.split(",")):
+        key, _, value = item.partition("=")
+        flags += [f"--loss.{key}", value]
+    return label or spec.replace(":", "-").replace(",", "-"), loss, flags
+
+
+def run(variant: str, seed: int, args) -> dict:
+    label, loss, loss_flags = parse_variant(variant)
+    out = Path(args.output) / f"{label}-seed{seed}"
     if not (out / "summary.json").is_file():
         cmd = [
             sys.executable,
@@ -39,6 +54,7 @@ def run(loss: str, seed: int, args) -> dict:
             "tiny",
             "--loss",
             loss,
+            *loss_flags,
             "--run.seed",
             str(seed),
             "--run.steps",
@@ -72,7 +88,7 @@ def interval(values: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--losses", nargs="+", default=["grpo", "ce_gppo"])
+    parser.add_argument("--losses", nargs="+", default=["grpo", "ce_gppo"], help="variants; the first is the base")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--tail", type=int, default=20)
@@ -91,18 +107,19 @@ def main() -> None:
         f"{'entropy':>9}{'clip lo':>9}{'clip hi':>9}"
     )
     for (loss, seed), r in results.items():
+        loss = parse_variant(loss)[0]
         print(
             f"{loss:<10}{seed:>5}{r['before']:>12.3f}{r['after']:>11.3f}{r['sampled_after']:>9.3f}"
             f"{r['entropy']:>9.4f}{r['clip_low']:>9.4f}{r['clip_high']:>9.4f}"
         )
     for loss in args.losses:
         gains = [results[loss, s]["after"] - results[loss, s]["before"] for s in args.seeds]
-        print(f"{loss}: greedy accuracy gain over warm start {interval(gains)}")
+        print(f"{parse_variant(loss)[0]}: greedy accuracy gain over warm start {interval(gains)}")
     base = args.losses[0]
     for loss in args.losses[1:]:
         diffs = [results[loss, s]["entropy"] - results[base, s]["entropy"] for s in args.seeds]
         print(
-            f"entropy {loss} - {base} (paired): {interval(diffs)}; "
+            f"entropy {parse_variant(loss)[0]} - {parse_variant(base)[0]} (paired): {interval(diffs)}; "
             f"higher on {sum(d > 0 for d in diffs)}/{len(diffs)} seeds"
         )
 
