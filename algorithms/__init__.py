@@ -19,7 +19,7 @@ from .advantages import dynamic_sampling_filter, group_advantages, overlong_pena
 from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode
 from .batch import LossOutput, PolicyBatch
 from .kl import KL_ESTIMATORS, kl_penalty
-from .quadrants import QUADRANTS, entropy_change_first_order, grad_wrt_logp, quadrant_stats
+from .quadrants import QUADRANTS, clipped_token_counts, entropy_change_first_order, grad_wrt_logp, quadrant_stats
 from .registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
 from .schedules import BetaSchedule
 
@@ -46,6 +46,7 @@ __all__ = [
     "loss_params",
     "overlong_penalty",
     "quadrant_stats",
+    "clipped_token_counts",
     "register_loss",
     "registered_losses",
 ]

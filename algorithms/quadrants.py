@@ -91,3 +91,36 @@ def quadrant_stats(
             share = torch.where(quadrant[q], magnitude, 0.0).sum() / total
             stats[f"grad_share_{q}"] = torch.where(total > 0, share, torch.zeros_like(share))
     return stats
+
+
+@torch.no_grad()
+def clipped_token_counts(
+    advantages: Tensor,
+    logp: Tensor,
+    old_logp: Tensor,
+    mask: Tensor,
+    *,
+    eps_low: float,
+    eps_high: float,
+    prob_threshold: float = 0.5,
+) -> dict[str, Tensor]:
+    """How many token-level clipped tokens there are, and how many of them are low-probability.
+
+    CE-GPPO's entropy argument assumes the tokens PPO clips are mostly LP: NA&LP below 1-eps_low
+    (beta1's tokens, pushing them down lowers entropy) and PA&LP above 1+eps_high (beta2's tokens,
+    raising them raises entropy). When clipped tokens are mostly HP instead, each beta term moves
+    entropy the other way. Returns 0-dim counts clip_low, clip_low_lp, clip_high, clip_high_lp
+    (counts, so that micro-batches and ranks pool exactly). LP uses pi_old, as `quadrant_stats`.
+    """
+    m = mask.bool()  # [B, T]
+    adv = advantages.unsqueeze(-1).expand_as(old_logp) if advantages.dim() == 1 else advantages  # [B, T]
+    ratio = (logp - old_logp).exp()  # [B, T]
+    low_prob = old_logp.exp() <= prob_threshold  # [B, T]
+    clip_low = m & (adv < 0) & (ratio < 1 - eps_low)  # [B, T]
+    clip_high = m & (adv > 0) & (ratio > 1 + eps_high)  # [B, T]
+    return {
+        "clip_low": clip_low.sum(),
+        "clip_low_lp": (clip_low & low_prob).sum(),
+        "clip_high": clip_high.sum(),
+        "clip_high_lp": (clip_high & low_prob).sum(),
+    }

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import torch
 
-from algorithms import PolicyBatch, grad_wrt_logp, quadrant_stats
+from algorithms import PolicyBatch, clipped_token_counts, grad_wrt_logp, quadrant_stats
 
 
 def quadrant_metrics(batch: PolicyBatch, per_token: torch.Tensor, threshold: float) -> dict[str, torch.Tensor]:
@@ -21,6 +21,24 @@ def quadrant_metrics(batch: PolicyBatch, per_token: torch.Tensor, threshold: flo
     coef = grad_wrt_logp(per_token, batch.logp)  # [B, T]
     stats = quadrant_stats(batch.advantages, batch.old_logp, batch.mask, prob_threshold=threshold, grad_coef=coef)
     return {f"quadrant_{name}": value for name, value in stats.items()}
+
+
+def add_clipped_lp_shares(metrics: StepMetrics, batch: PolicyBatch, loss_fn, threshold: float) -> None:
+    """clip_low_lp_share / clip_high_lp_share: of the tokens clipped on each side, the share that
+    is low-probability (pooled over the step). Only for losses that clip token ratios."""
+    if not hasattr(loss_fn, "eps_low") or getattr(loss_fn, "sequence_level_clip", False):
+        return
+    counts = clipped_token_counts(
+        batch.advantages,
+        batch.logp.detach(),
+        batch.old_logp,
+        batch.mask,
+        eps_low=loss_fn.eps_low,
+        eps_high=loss_fn.eps_high,
+        prob_threshold=threshold,
+    )
+    for side in ("low", "high"):
+        metrics.add_scalar(f"clip_{side}_lp_share", counts[f"clip_{side}_lp"], counts[f"clip_{side}"])
 
 
 class StepMetrics:

@@ -22,7 +22,7 @@ import torch
 
 from algorithms import PolicyBatch, aggregate, batch_counts, get_loss, group_advantages, kl_penalty
 from harness.logprobs import response_logprobs
-from harness.metrics import StepMetrics, quadrant_metrics
+from harness.metrics import StepMetrics, add_clipped_lp_shares, quadrant_metrics
 from harness.rewards import MathReward
 from harness.rollout import HFGenerateBackend, Rollouts, SamplingParams
 from harness.tasks import format_prompt
@@ -217,6 +217,7 @@ class RLModule(L.LightningModule):
             weight = float(policy_batch.mask.sum())
             quadrants = quadrant_metrics(policy_batch, out.per_token, algo.quadrant_threshold)
             metrics.add_quadrants(quadrants, weight)
+            add_clipped_lp_shares(metrics, policy_batch, loss_fn, algo.quadrant_threshold)
             # DDP averages gradients over ranks; the loss is already a share of the global sum.
             self.manual_backward(loss * world)
             total += float(loss.detach())

@@ -5,7 +5,14 @@ import math
 import pytest
 import torch
 
-from algorithms import QUADRANTS, entropy_change_first_order, get_loss, grad_wrt_logp, quadrant_stats
+from algorithms import (
+    QUADRANTS,
+    clipped_token_counts,
+    entropy_change_first_order,
+    get_loss,
+    grad_wrt_logp,
+    quadrant_stats,
+)
 
 
 def _entropy(logits: torch.Tensor) -> torch.Tensor:
@@ -81,3 +88,26 @@ def test_quadrant_entropy_signs(token, adv, sign):
     measured = (_entropy(logits + dz) - _entropy(logits)).item()
     assert math.copysign(1, predicted) == sign and math.copysign(1, measured) == sign
     assert measured == pytest.approx(predicted, rel=1e-2)
+
+
+def test_clipped_token_counts_by_side_and_probability():
+    # One row, A = -1 on row 0 and +1 on row 1; eps 0.2 both sides; LP means pi_old <= 0.5.
+    old_p = torch.tensor([[0.9, 0.3, 0.3, 0.4], [0.9, 0.2, 0.6, 0.2]])
+    ratio = torch.tensor([[0.7, 0.7, 0.9, 0.8], [1.3, 1.3, 1.1, 1.5]])
+    mask = torch.tensor([[1, 1, 1, 1], [1, 1, 1, 0]])
+    counts = clipped_token_counts(
+        torch.tensor([-1.0, 1.0]),
+        (old_p * ratio).log(),
+        old_p.log(),
+        mask,
+        eps_low=0.2,
+        eps_high=0.2,
+    )
+    # Row 0 (A<0): ratios 0.7 (HP), 0.7 (LP) clipped; 0.9 inside; 0.8 exactly on the bound, not clipped.
+    # Row 1 (A>0): 1.3 (HP), 1.3 (LP) clipped; 1.1 inside; 1.5 (LP) masked out.
+    assert {k: int(v) for k, v in counts.items()} == {
+        "clip_low": 2,
+        "clip_low_lp": 1,
+        "clip_high": 2,
+        "clip_high_lp": 1,
+    }

@@ -62,3 +62,30 @@ def test_two_ranks_reduce_like_one():
     expected = whole.reduce(identity)
     for key in ("reward_mean", "reward_std", "accuracy"):
         assert abs(combined[key] - expected[key]) < 1e-9
+
+
+def test_clipped_lp_shares_pool_micro_batches_and_skip_sequence_level_losses():
+    from algorithms import PolicyBatch, get_loss
+    from harness.metrics import add_clipped_lp_shares
+
+    def batch(old_p, ratio, adv):
+        old_p, ratio = torch.tensor([old_p]), torch.tensor([ratio])
+        return PolicyBatch(
+            logp=(old_p * ratio).log(),
+            old_logp=old_p.log(),
+            advantages=torch.tensor([adv]),
+            mask=torch.ones_like(old_p),
+        )
+
+    m = StepMetrics()
+    ce = get_loss("ce_gppo")
+    add_clipped_lp_shares(m, batch([0.3, 0.9, 0.5], [0.5, 0.5, 1.0], -1.0), ce, 0.5)  # clip-low: 1 LP of 2
+    add_clipped_lp_shares(m, batch([0.1, 0.2], [0.6, 1.0], -1.0), ce, 0.5)  # clip-low: 1 LP of 1
+    add_clipped_lp_shares(m, batch([0.1, 0.2], [1.5, 1.0], 1.0), ce, 0.5)  # clip-high: 1 LP of 1
+    out = m.reduce(identity)
+    assert out["clip_low_lp_share"] == pytest.approx(2 / 3) and out["clip_high_lp_share"] == 1.0
+
+    untouched = StepMetrics()
+    add_clipped_lp_shares(untouched, batch([0.1], [1.5], 1.0), get_loss("gspo"), 0.5)
+    add_clipped_lp_shares(untouched, batch([0.1], [1.5], 1.0), get_loss("entropy_reg"), 0.5)
+    assert "clip_high_lp_share" not in untouched.reduce(identity)
