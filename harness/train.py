@@ -20,6 +20,7 @@ import lightning as L
 import torch
 import yaml
 
+from harness.checkpoints import StreamingCheckpointIO
 from harness.config import ConfigError, to_dict
 from harness.models import cache_dir, load_model
 from harness.module import RLModule
@@ -93,6 +94,7 @@ def make_trainer(config: TrainConfig, output: Path, logger) -> L.Trainer:
         num_sanity_val_steps=0,
         log_every_n_steps=1,
         use_distributed_sampler=False,
+        plugins=[StreamingCheckpointIO()],
     )
 
 
