@@ -1,6 +1,6 @@
 """Paired-seed comparison of losses on the tiny profile: accuracy gain and end entropy.
 
-    python tests/perf/compare_tiny.py --losses grpo ce_gppo --seeds 0 1 2 3 4 [--steps 300]
+    python tests/perf/compare_tiny.py --losses grpo ce_gppo --seeds 0 1 2 3 4 [--steps 600]
     python tests/perf/compare_tiny.py --losses ppo=ce_gppo:beta1=0,beta2=0 only_b2=ce_gppo:beta1=0
 
 A variant is `LOSS` or `LABEL=LOSS:PARAM=VALUE,...` (loss hyper-parameters for that variant).
@@ -90,7 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--losses", nargs="+", default=["grpo", "ce_gppo"], help="variants; the first is the base")
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--tail", type=int, default=20)
     parser.add_argument("--output", default="runs/compare_tiny")
     parser.add_argument("--jobs", type=int, default=2, help="runs in parallel")
