@@ -2,7 +2,7 @@
 
 Lightning's default writer serialises the whole checkpoint into an in-memory buffer before it
 writes the file, so saving briefly needs the model and optimizer state twice: for SmolLM2 with
-AdamW that is ~1.6 GB of extra peak RSS at every save. Here `torch.save` streams into a temporary
+AdamW that measured ~1.1 GB of extra peak RSS (4657 vs 3523 MB). Here `torch.save` streams into a temporary
 file next to the target, which is then renamed over it: a kill during the save leaves the
 previous checkpoint untouched (rename is atomic on one filesystem), and memory stays flat.
 """
