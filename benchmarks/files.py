@@ -1,0 +1,155 @@
+"""File helpers the whole project shares: strict JSONL reading and writes that never leave half a file.
+
+    rows = read_jsonl(path, required=("id", "problem", "answer"))   # DataError names file and line
+    with atomic_file(path) as sink: sink.write(...)                 # renamed into place on success
+    atomic_write_text(path, text)
+    with atomic_directory(folder) as tmp: model.save_pretrained(tmp)
+    remove_stale_temporaries(folder)                                # what killed writers left behind
+
+Atomic writes go to a temporary sibling named ``.<name>.<pid>.<random>.tmp`` and are renamed over
+the target only when the write finished (rename is atomic on one filesystem), so a reader sees the
+old version or the new one, never a truncated one, and a failed write leaves the old one intact.
+A process killed with SIGKILL cannot clean up; its temporaries carry its PID, so the next writer
+removes those whose process is gone (`remove_stale_temporaries`) without touching a live one's.
+
+Lives in `benchmarks` because both `benchmarks` and `harness` need it and arrows point
+harness -> benchmarks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
+
+
+class DataError(ValueError):
+    """A data file the project cannot use (malformed, empty, wrong encoding): one line naming it."""
+
+
+def read_jsonl(path: str | Path, *, required: tuple[str, ...] = (), what: str = "file") -> list[dict]:
+    """Every non-blank line of `path` as a JSON object, each with the `required` fields.
+
+    Raises DataError (one line: the file, the line number, the problem) for a missing or empty
+    file, bytes that are not UTF-8, a line that is not JSON, a row that is not an object, or a
+    missing required field; `what` names the file's role in the message ("task.path", ...)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{what} {path}: no such file")
+    rows = []
+    with open(path, "rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise DataError(f"{what} {path}:{number}: not UTF-8 text (byte {error.start})") from None
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise DataError(f"{what} {path}:{number}: not valid JSON ({error.msg})") from None
+            except RecursionError:
+                raise DataError(f"{what} {path}:{number}: JSON nested too deeply") from None
+            if not isinstance(row, dict):
+                raise DataError(f"{what} {path}:{number}: expected a JSON object, got {type(row).__name__}")
+            missing = [name for name in required if name not in row]
+            if missing:
+                raise DataError(f"{what} {path}:{number}: missing field(s) {', '.join(missing)}")
+            rows.append(row)
+    if not rows:
+        raise DataError(f"{what} {path}: the file holds no rows")
+    return rows
+
+
+def _temporary_name(target: Path) -> str:
+    return f".{target.name}.{os.getpid()}."
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | Path, mode: str = "w", *, encoding: str | None = "utf-8") -> Iterator[IO]:
+    """Open a temporary sibling of `path` for writing; on a clean exit flush, fsync and rename it
+    over `path`; on an exception delete it and leave `path` as it was."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=_temporary_name(target), suffix=".tmp")
+    try:
+        with os.fdopen(handle, mode, encoding=None if "b" in mode else encoding) as sink:
+            yield sink
+            sink.flush()
+            os.fsync(sink.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Replace `path` with `text` in one step (see `atomic_file`)."""
+    with atomic_file(path) as sink:
+        sink.write(text)
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | Path, *, replace: bool = True) -> Iterator[Path]:
+    """Yield an empty temporary sibling folder of `path`; on a clean exit rename it to `path`.
+
+    With `replace` an existing `path` is swapped out (moved aside, then deleted); without it an
+    existing `path` wins (another process finished the same work first) and the new folder is
+    dropped. On an exception the temporary folder is deleted and `path` is untouched."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = Path(tempfile.mkdtemp(dir=target.parent, prefix=_temporary_name(target), suffix=".tmp"))
+    try:
+        yield temporary
+        if target.exists() and not replace:
+            return
+        if target.exists():
+            aside = Path(tempfile.mkdtemp(dir=target.parent, prefix=_temporary_name(target), suffix=".tmp"))
+            os.replace(target, aside / "old")
+            os.replace(temporary, target)
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(temporary, target)
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, owned by someone else
+        return True
+    return True
+
+
+def remove_stale_temporaries(directory: str | Path) -> list[Path]:
+    """Delete the temporaries (files or folders) in `directory` left by writers that died.
+
+    Only names of the form this module writes count, and only those whose PID is no longer
+    running; returns what was removed."""
+    directory = Path(directory)
+    removed = []
+    if not directory.is_dir():
+        return removed
+    for entry in directory.iterdir():
+        match = _TEMPORARY.match(entry.name)
+        if match is None or _process_alive(int(match["pid"])):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(entry)
+    return removed
