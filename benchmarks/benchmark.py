@@ -7,16 +7,29 @@ how to score a completion, and which metrics it reports. Families live in their 
 
 Local data: `load(data_dir)` reads ``<data_dir>/<file_name>``; without `data_dir` it reads the
 directory named by the environment variable HARNESS_BENCHMARK_DIR (see shared/benchmarks/
-SOURCES.md for the files and their provenance).
+SOURCES.md for the files and their provenance). The Hub is asked only when that file does not
+exist: a local file that is empty, malformed or not UTF-8 is an error, never a reason to
+download something else.
+
+Rows are checked when loaded, and a bad one is a `DataError` naming the file and line (or the
+Hub dataset and row): a missing or null required field, a blank `nonempty_fields` value (a
+math row with ``"answer": null`` or ``""`` would otherwise be graded against the text "None"),
+a prompt that cannot be built, or a prompt longer than MAX_PROMPT_CHARS. That cap is a sanity
+bound against corrupt files (a 10 MB "problem"), far above any model's context; whether a
+prompt fits the model being evaluated is decided later, per model, by the runner's
+`prompt_fits` (those rows are skipped and counted, not refused).
 """
 
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.files import DataError, read_jsonl
+
 DATA_DIR_ENV = "HARNESS_BENCHMARK_DIR"
+MAX_PROMPT_CHARS = 1_000_000
+"""Longest user-message prompt a benchmark row may produce (characters, about 250 K tokens)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +58,7 @@ class Benchmark:
     expected_rows: int | None
     """Documented size of the full set (None for generated benchmarks)."""
     required_fields: tuple[str, ...]
+    """Fields every row must have, none of them null."""
     make_prompt: Callable[[dict], str]
     """Row -> user-message text (the harness applies the chat template)."""
     grade: Callable[[dict, str], tuple[float | dict, str | None]]
@@ -52,6 +66,9 @@ class Benchmark:
     the grader extracted from the completion, written to samples.jsonl)."""
     metrics: tuple[Metric, ...]
     reference: Callable[[dict], str | None] = lambda row: None
+    nonempty_fields: tuple[str, ...] = ()
+    """Required fields that must also hold something: not blank text, not an empty list or
+    mapping (e.g. a math problem and its reference answer)."""
     fetch_online: Callable[[], list[dict]] | None = None
     """Rows from the Hugging Face Hub in this benchmark's schema (used when no local file)."""
     generate: Callable[[int | None, int], list[dict]] | None = None
@@ -64,7 +81,9 @@ class Benchmark:
         """Rows (the first `limit`), from `data_dir` / $HARNESS_BENCHMARK_DIR, else the Hub."""
         if self.generate is not None:
             return self.generate(limit, seed)
-        rows = self._read_local(data_dir) or self._read_online(data_dir)
+        rows = self._read_local(data_dir)
+        if rows is None:
+            rows = self._read_online(data_dir)
         return rows[:limit] if limit is not None else rows
 
     def prompt(self, row: dict) -> str:
@@ -87,13 +106,30 @@ class Benchmark:
 
     def _local_path(self, data_dir: str | Path | None) -> Path | None:
         directory = data_dir if data_dir is not None else os.environ.get(DATA_DIR_ENV)
-        return Path(directory) / self.file_name if directory and self.file_name else None
+        if not directory or not self.file_name:
+            return None
+        if not Path(directory).is_dir():  # a mistyped --data-dir must not turn into a download
+            origin = "data_dir" if data_dir is not None else f"${DATA_DIR_ENV}"
+            raise FileNotFoundError(f"benchmark data directory {directory} ({origin}) is not a folder")
+        return Path(directory) / self.file_name
 
     def _read_local(self, data_dir: str | Path | None) -> list[dict] | None:
+        """The local file's rows; None only when there is no local file at all."""
         path = self._local_path(data_dir)
-        if path is None or not path.is_file():
+        if path is None or not os.path.lexists(path):
             return None
-        return read_jsonl(path, self.required_fields)
+        what = f"benchmark {self.name}"
+        if path.is_dir():
+            raise DataError(f"{what} {path}: is a folder, not a JSONL file")
+        try:
+            rows = read_jsonl(path, required=self.required_fields, what=what)
+        except OSError as error:  # unreadable (permissions, I/O): still one line naming the file
+            raise DataError(f"{what} {path}: cannot be read ({error.strerror or error})") from None
+        problem = self._first_bad_row(rows)
+        if problem is not None:
+            index, reason = problem
+            raise DataError(f"{what} {path}:{_line_number(path, index)}: {reason}")
+        return rows
 
     def _read_online(self, data_dir: str | Path | None) -> list[dict]:
         path = self._local_path(data_dir)
@@ -105,14 +141,63 @@ class Benchmark:
         else:
             try:
                 rows = self.fetch_online()
-            except Exception as error:  # any Hub / network failure ends in the message below
-                reason = f"{type(error).__name__}: {error}"
+            except Exception as error:  # any Hub / network failure ends in the one-line message below
+                reason = f"{type(error).__name__}: {' '.join(str(error).split())}"
             else:
-                return check_rows(rows, self.required_fields, f"{self.source} (Hugging Face)")
+                return self._checked_online_rows(rows)
         raise FileNotFoundError(
             f"cannot load benchmark {self.name!r}: {local}, and the Hugging Face dataset "
             f"{self.source!r} could not be loaded ({reason})"
         )
+
+    def _checked_online_rows(self, rows: list[dict]) -> list[dict]:
+        origin = f"benchmark {self.name} {self.source} (Hugging Face)"
+        if not rows:
+            raise DataError(f"{origin}: the dataset holds no rows")
+        for number, row in enumerate(rows, start=1):
+            missing = [name for name in self.required_fields if name not in row]
+            if missing:
+                raise DataError(f"{origin} row {number}: missing field(s) {', '.join(missing)}")
+        problem = self._first_bad_row(rows)
+        if problem is not None:
+            raise DataError(f"{origin} row {problem[0] + 1}: {problem[1]}")
+        return rows
+
+    def _first_bad_row(self, rows: list[dict]) -> tuple[int, str] | None:
+        """(index, what is wrong) of the first row that cannot be evaluated, else None.
+
+        Rows already have every required field (the readers check presence)."""
+        for index, row in enumerate(rows):
+            nulls = [name for name in self.required_fields if row[name] is None]
+            if nulls:
+                return index, f"null value in field(s) {', '.join(nulls)}"
+            empty = [name for name in self.nonempty_fields if _is_empty(row[name])]
+            if empty:
+                return index, f"blank value in field(s) {', '.join(empty)}"
+            try:
+                prompt = self.prompt(row)
+            except Exception as error:  # a field of the wrong type: name the row, not a traceback
+                return index, f"cannot build the prompt ({type(error).__name__}: {error})"
+            if not isinstance(prompt, str):
+                return index, f"the prompt is a {type(prompt).__name__}, not text"
+            if len(prompt) > MAX_PROMPT_CHARS:
+                return index, f"prompt of {len(prompt):,} characters (the limit is {MAX_PROMPT_CHARS:,})"
+        return None
+
+
+def _is_empty(value) -> bool:
+    if isinstance(value, str):
+        return not value.strip()
+    return isinstance(value, list | dict) and not value
+
+
+def _line_number(path: Path, row_index: int) -> int:
+    """The file line of row `row_index` of read_jsonl(path), which skips blank lines.
+
+    Only called to word an error, so the happy path reads the file once."""
+    with open(path, "rb") as lines:
+        numbers = [number for number, raw in enumerate(lines, start=1) if raw.decode("utf-8").strip()]
+    return numbers[row_index]
 
 
 def hf_dataset_rows(dataset_id: str, adapt: Callable[[dict, int], dict], config: str | None = None) -> list[dict]:
@@ -122,31 +207,3 @@ def hf_dataset_rows(dataset_id: str, adapt: Callable[[dict, int], dict], config:
     splits = load_dataset(dataset_id, config)
     split = "test" if "test" in splits else next(iter(splits))
     return [adapt(dict(row), index) for index, row in enumerate(splits[split])]
-
-
-def check_rows(rows: list[dict], required_fields: tuple[str, ...], origin: str) -> list[dict]:
-    for number, row in enumerate(rows, start=1):
-        missing = [name for name in required_fields if name not in row]
-        if missing:
-            raise ValueError(f"{origin}: row {number} lacks field(s) {', '.join(missing)}")
-    return rows
-
-
-def read_jsonl(path: Path, required_fields: tuple[str, ...]) -> list[dict]:
-    """One JSON object per line; a malformed line names the file, the line and the problem."""
-    rows = []
-    with open(path, encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not valid JSON ({error.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
-            missing = [name for name in required_fields if name not in row]
-            if missing:
-                raise ValueError(f"{path}:{number}: missing field(s) {', '.join(missing)}")
-            rows.append(row)
-    return rows

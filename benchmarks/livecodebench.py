@@ -17,10 +17,10 @@ import io
 import json
 import pickle
 import zlib
-from pathlib import Path
 
-from benchmarks.benchmark import Benchmark, Metric, read_jsonl
+from benchmarks.benchmark import Benchmark, Metric
 from benchmarks.code_blocks import extract_code
+from benchmarks.files import read_jsonl
 from benchmarks.sandbox import SandboxLimits, run_python
 
 LCB_DATASET = "livecodebench/code_generation_lite"
@@ -126,7 +126,8 @@ def fetch_livecodebench() -> list[dict]:
 
     rows = []
     for name in LCB_RELEASE_FILES:
-        rows += read_jsonl(Path(hf_hub_download(LCB_DATASET, name, repo_type="dataset")), LCB_FIELDS)
+        path = hf_hub_download(LCB_DATASET, name, repo_type="dataset")
+        rows += read_jsonl(path, required=LCB_FIELDS, what=f"{LCB_DATASET} file")
     return rows
 
 

@@ -2,9 +2,10 @@
 
 The paper's five (CE-GPPO, Table 1) are aime24, aime25, hmmt25, math500 and amc23; amc22_23 is
 the 83-problem AMC 12 2022+2023 set some papers report as "AMC". Rows are
-{"id", "problem", "answer"}; answers are graded by `benchmarks.grading.grade_math`
-(math-verify). Local files and their provenance (repository@commit) are those of
-shared/benchmarks/manifest.json; online the Hub ids below are read (test split, else the only one).
+{"id", "problem", "answer"}, problem and answer not null or blank (checked at load); answers are
+graded by `benchmarks.grading.grade_math` (math-verify). Local files and their provenance
+(repository@commit) are those of shared/benchmarks/manifest.json; online the Hub ids below are
+read (test split, else the only one).
 
 | name     | local file            | rows | data (repo@commit)                 | Hub id                    |
 |----------|-----------------------|------|------------------------------------|---------------------------|
@@ -34,13 +35,16 @@ def grade_math_row(row: dict, completion: str) -> tuple[float, str | None]:
 
 
 def math_row_from_hub(raw: dict, index: int) -> dict:
-    """Hub rows name their fields differently; map them onto {"id", "problem", "answer"}."""
+    """Hub rows name their fields differently; map them onto {"id", "problem", "answer"}.
+
+    A row without an answer keeps ``"answer": None`` (never the text "None"), so that loading
+    refuses it with the row's number."""
     problem = raw.get("problem", raw.get("question"))
     answer = raw.get("answer")
-    if answer is None and "solution" in raw:
+    if answer is None and isinstance(raw.get("solution"), str):
         answer = last_boxed_content(raw["solution"])
     row_id = next((raw[k] for k in ("id", "unique_id", "problem_idx", "ID") if raw.get(k) is not None), index)
-    return {"id": str(row_id), "problem": problem, "answer": str(answer)}
+    return {"id": str(row_id), "problem": problem, "answer": None if answer is None else str(answer)}
 
 
 def _math_benchmark(name: str, file_name: str, rows: int, version: str, hub_id: str, description: str) -> Benchmark:
@@ -51,6 +55,7 @@ def _math_benchmark(name: str, file_name: str, rows: int, version: str, hub_id: 
         file_name=file_name,
         expected_rows=rows,
         required_fields=("id", "problem", "answer"),
+        nonempty_fields=("problem", "answer"),
         make_prompt=math_prompt,
         grade=grade_math_row,
         metrics=(Metric("acc"),),

@@ -5,13 +5,22 @@
 
 `sampler(prompts, n)` is supplied by the harness: it applies the chat template to each
 user-message prompt and returns n completions per prompt (temperature, top-p and the token
-budget are bound inside it). Writes into output_dir:
+budget are bound inside it). `prompt_fits(prompt)`, also the harness's, says whether a prompt
+leaves room for the completion in the model's context; a row whose prompt does not fit is not
+sampled: its k samples score 0 on every metric (they count as failures in avg@k and pass@k)
+and are marked ``"skipped"`` in samples.jsonl, and the benchmark's ``num_skipped`` counts them.
+
+Writes into output_dir, only once every benchmark was sampled and graded (each file goes to a
+temporary sibling renamed into place, so a failed or interrupted run leaves the previous
+results.json and samples.jsonl as they were):
 
 - results.json: per benchmark and metric avg@k, its standard error, pass@j (primary metric,
-  j = 1, 2, 4 ... k) and higher_is_better; the suite average of the primary avg@k; settings;
-  timing (sampling and grading seconds, grading's share of wall time).
+  j = 1, 2, 4 ... k) and higher_is_better; num_problems, num_samples, num_skipped; the suite
+  average of the primary avg@k; settings; timing (sampling and grading seconds, grading's
+  share of wall time).
 - samples.jsonl: one line per completion: benchmark, id, sample, prompt, completion, extracted
-  answer, reference, correct (primary metric > 0.5 — pass/fail for binary metrics), scores.
+  answer, reference, correct (primary metric > 0.5 — pass/fail for binary metrics), scores;
+  skipped rows have completion null and a "skipped" reason.
 """
 
 import json
@@ -24,9 +33,11 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchmarks.benchmark import Benchmark
+from benchmarks.files import atomic_file, atomic_write_text, remove_stale_temporaries
 from benchmarks.metrics import avg_at_k, mean_pass_at_k, pass_k_values, suite_average
 
 Sampler = Callable[[list[str], int], list[list[str]]]
+SKIPPED = "prompt longer than the model's context"
 
 
 def _sample(sampler: Sampler, prompts: list[str], k: int, chunk_size: int, advance) -> list[list[str]]:
@@ -41,7 +52,7 @@ def _sample(sampler: Sampler, prompts: list[str], k: int, chunk_size: int, advan
     return completions
 
 
-def _grade(benchmark: Benchmark, rows: list[dict], completions: list[list[str]], advance) -> list[list[tuple]]:
+def _grade(benchmark: Benchmark, rows: list[dict], completions: list[list[str]], k: int, advance) -> list[list]:
     """judge() results as graded[problem][sample] = (scores, extracted)."""
     jobs = [(row, completion) for row, samples in zip(rows, completions) for completion in samples]
     if benchmark.grade_in_threads:
@@ -53,11 +64,10 @@ def _grade(benchmark: Benchmark, rows: list[dict], completions: list[list[str]],
         for job in jobs:
             flat.append(benchmark.judge(*job))
             advance(1)
-    k = len(completions[0]) if completions else 0
     return [flat[i : i + k] for i in range(0, len(flat), k)]
 
 
-def _summarise(benchmark: Benchmark, rows: list[dict], graded: list[list[tuple]], k: int) -> dict:
+def _summarise(benchmark: Benchmark, rows: list[dict], graded: list[list[tuple]], k: int, skipped: int) -> dict:
     metrics = {}
     for metric in benchmark.metrics:
         scores = [[scores[metric.name] for scores, _ in samples] for samples in graded]
@@ -74,30 +84,60 @@ def _summarise(benchmark: Benchmark, rows: list[dict], graded: list[list[tuple]]
         "version": benchmark.version,
         "num_problems": len(rows),
         "num_samples": len(rows) * k,
+        "num_skipped": skipped,
         "primary_metric": benchmark.primary_metric.name,
         "metrics": metrics,
     }
 
 
 def _sample_lines(benchmark: Benchmark, rows, prompts, completions, graded) -> list[str]:
+    """samples.jsonl lines; completions[problem] is None for a skipped problem."""
     primary = benchmark.primary_metric.name
     lines = []
     for row, prompt, samples, judged in zip(rows, prompts, completions, graded):
         row_id = row.get("id", row.get("task_id", row.get("key", row.get("question_id"))))
-        for index, (completion, (scores, extracted)) in enumerate(zip(samples, judged)):
+        for index, (scores, extracted) in enumerate(judged):
             record = {
                 "benchmark": benchmark.name,
                 "id": row_id,
                 "sample": index,
                 "prompt": prompt,
-                "completion": completion,
+                "completion": None if samples is None else samples[index],
                 "extracted": extracted,
                 "reference": benchmark.reference(row),
                 "correct": scores[primary] > 0.5,
                 "scores": scores,
             }
+            if samples is None:
+                record["skipped"] = SKIPPED
             lines.append(json.dumps(record, ensure_ascii=False))
     return lines
+
+
+def _run_benchmark(benchmark, rows, prompts, sampler, *, k, chunk_size, prompt_fits, bar) -> tuple[dict, list[str]]:
+    """(summary, samples.jsonl lines) of one benchmark."""
+    fits = [prompt_fits(prompt) for prompt in prompts] if prompt_fits else [True] * len(rows)
+    kept = [index for index, fit in enumerate(fits) if fit]
+    # Each label is set before its phase starts (add_task and reset redraw at once), and a
+    # finished benchmark reads "done": rich keeps finished bars on screen, and one still reading
+    # "grading" above the next benchmark's sampling bar looked like grading during generation.
+    task = bar.add_task(f"{benchmark.name}: sampling", total=len(kept))
+    tick = time.monotonic()
+    sampled = _sample(sampler, [prompts[i] for i in kept], k, chunk_size, lambda n: bar.advance(task, n))
+    sampling_s, tick = time.monotonic() - tick, time.monotonic()
+    bar.reset(task, total=len(kept) * k, description=f"{benchmark.name}: grading")
+    judged = _grade(benchmark, [rows[i] for i in kept], sampled, k, lambda n: bar.advance(task, n))
+    grading_s = time.monotonic() - tick
+    bar.update(task, description=f"{benchmark.name}: done", refresh=True)
+    # Skipped problems: k failed samples, nothing extracted.
+    failed = [({metric.name: 0.0 for metric in benchmark.metrics}, None)] * k
+    completions: list[list[str] | None] = [None] * len(rows)
+    graded: list[list] = [failed] * len(rows)
+    for index, samples, verdicts in zip(kept, sampled, judged):
+        completions[index], graded[index] = samples, verdicts
+    summary = _summarise(benchmark, rows, graded, k, skipped=len(rows) - len(kept))
+    summary["timing"] = {"sampling_s": sampling_s, "grading_s": grading_s}
+    return summary, _sample_lines(benchmark, rows, prompts, completions, graded)
 
 
 def evaluate(
@@ -111,43 +151,50 @@ def evaluate(
     data_dir: str | Path | None = None,
     progress: bool = True,
     chunk_size: int = 64,
+    prompt_fits: Callable[[str], bool] | None = None,
 ) -> dict:
     """Run `benchmarks` with `sampler`; write results.json and samples.jsonl; return the results.
 
     `limit` keeps the first rows of each benchmark; `seed` picks the problems of generated
-    (arithmetic) benchmarks and is recorded; `chunk_size` prompts go to the sampler at once."""
+    (arithmetic) benchmarks and is recorded; `chunk_size` prompts go to the sampler at once;
+    `prompt_fits(user_message) -> bool` (None: every prompt fits) picks the rows to sample."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be >= 1 (or None for every row), got {limit}")
     output_dir = Path(output_dir)
+    if output_dir.exists() and not output_dir.is_dir():
+        raise ValueError(f"output directory {output_dir} is a file, not a folder")
     output_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(output_dir)  # what an evaluation killed mid-write left behind
     started = time.monotonic()
+    # Every benchmark's rows first, so that a bad data file fails before hours of sampling.
+    loaded = [benchmark.load(data_dir, limit, seed) for benchmark in benchmarks]
     results: dict = {"benchmarks": {}}
-    sampling_total = grading_total = 0.0
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with (
         Progress(*columns, disable=not progress) as bar,
-        open(output_dir / "samples.jsonl", "w") as samples_file,
+        atomic_file(output_dir / "samples.jsonl") as samples_file,
     ):
-        for benchmark in benchmarks:
-            rows = benchmark.load(data_dir, limit, seed)
+        for benchmark, rows in zip(benchmarks, loaded):
             prompts = [benchmark.prompt(row) for row in rows]
-            task = bar.add_task(f"{benchmark.name}: sampling", total=len(rows))
-            tick = time.monotonic()
-            completions = _sample(sampler, prompts, k, chunk_size, lambda n, t=task: bar.advance(t, n))
-            sampling_s, tick = time.monotonic() - tick, time.monotonic()
-            bar.update(task, description=f"{benchmark.name}: grading", completed=0, total=len(rows) * k)
-            graded = _grade(benchmark, rows, completions, lambda n, t=task: bar.advance(t, n))
-            grading_s = time.monotonic() - tick
-            summary = _summarise(benchmark, rows, graded, k)
-            summary["timing"] = {"sampling_s": sampling_s, "grading_s": grading_s}
-            results["benchmarks"][benchmark.name] = summary
-            samples_file.write(
-                "".join(line + "\n" for line in _sample_lines(benchmark, rows, prompts, completions, graded))
+            summary, lines = _run_benchmark(
+                benchmark, rows, prompts, sampler, k=k, chunk_size=chunk_size, prompt_fits=prompt_fits, bar=bar
             )
-            sampling_total += sampling_s
-            grading_total += grading_s
-    primary = [summary["metrics"][summary["primary_metric"]][f"avg@{k}"] for summary in results["benchmarks"].values()]
-    wall_s = time.monotonic() - started
+            results["benchmarks"][benchmark.name] = summary
+            samples_file.write("".join(line + "\n" for line in lines))
+        _finish(results, benchmarks, k=k, limit=limit, seed=seed, data_dir=data_dir, wall_s=time.monotonic() - started)
+        # Inside the samples file's block: a failure here also keeps the old samples.jsonl.
+        atomic_write_text(output_dir / "results.json", json.dumps(results, indent=2))
+    return results
+
+
+def _finish(results: dict, benchmarks: list[Benchmark], *, k, limit, seed, data_dir, wall_s: float) -> None:
+    """Add the suite average, settings and timing to `results`."""
+    summaries = results["benchmarks"].values()
+    primary = [summary["metrics"][summary["primary_metric"]][f"avg@{k}"] for summary in summaries]
+    sampling_s = sum(summary["timing"]["sampling_s"] for summary in summaries)
+    grading_s = sum(summary["timing"]["grading_s"] for summary in summaries)
     results["suite"] = {
         "avg": suite_average(primary) if primary else None,
         "metric": f"avg@{k}",
@@ -161,22 +208,22 @@ def evaluate(
     }
     results["timing"] = {
         "wall_s": wall_s,
-        "sampling_s": sampling_total,
-        "grading_s": grading_total,
-        "grading_share": grading_total / wall_s if wall_s else 0.0,
+        "sampling_s": sampling_s,
+        "grading_s": grading_s,
+        "grading_share": grading_s / wall_s if wall_s else 0.0,
     }
-    (output_dir / "results.json").write_text(json.dumps(results, indent=2))
-    return results
 
 
 def mlflow_metrics(results: dict) -> dict[str, float]:
-    """Flat MLflow metric names: eval/<benchmark>/<metric>/avg_at_4, .../pass_at_1, eval/suite_avg."""
+    """Flat MLflow metric names: eval/<benchmark>/<metric>/avg_at_4, .../pass_at_1,
+    eval/<benchmark>/num_skipped, eval/suite_avg."""
     flat = {}
     for name, summary in results["benchmarks"].items():
         for metric, values in summary["metrics"].items():
             for key, value in values.items():
                 if key != "higher_is_better":
                     flat[f"eval/{name}/{metric}/{key.replace('@', '_at_')}"] = float(value)
+        flat[f"eval/{name}/num_skipped"] = float(summary["num_skipped"])
     if results["suite"]["avg"] is not None:
         flat["eval/suite_avg"] = float(results["suite"]["avg"])
     for key in ("grading_s", "grading_share", "wall_s"):

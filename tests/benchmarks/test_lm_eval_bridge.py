@@ -1,10 +1,11 @@
 """The --lm-eval passthrough: a local lm-eval task runs on an in-memory model; bad names are explained."""
 
 import json
+import logging
 
 import pytest
 
-from benchmarks.lm_eval_bridge import run_lm_eval
+from benchmarks.lm_eval_bridge import check_lm_eval_tasks, run_lm_eval
 
 TASK_YAML = """task: tiny_choice
 dataset_path: json
@@ -66,3 +67,32 @@ def test_unknown_task_is_a_clear_error(tiny_model, task_dir):
     model, tokenizer = tiny_model
     with pytest.raises(ValueError, match=r"unknown lm-eval task\(s\): 'tiny_choise' \(did you mean tiny_choice\?\)"):
         run_lm_eval(model, tokenizer, ["tiny_choise"], include_path=task_dir, include_defaults=False)
+
+
+def test_unknown_task_is_one_line_and_the_index_stays_quiet(task_dir, caplog):
+    # A second YAML with the same task name makes lm-eval's task index log a warning.
+    (task_dir / "copy").mkdir()
+    (task_dir / "copy" / "tiny_choice.yaml").write_text((task_dir / "tiny_choice.yaml").read_text())
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(ValueError) as error:
+        run_lm_eval(None, None, ["nosuchtask", "tiny_choice"], include_path=task_dir, include_defaults=False)
+    assert str(error.value) == (
+        "unknown lm-eval task(s): 'nosuchtask' (did you mean nothing close?); `lm-eval ls tasks` lists them all"
+    )
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert logging.getLogger("lm_eval").level == logging.NOTSET  # restored
+
+
+@pytest.mark.parametrize("tasks", [[], [""], ["tiny_choice", " "]])
+def test_no_task_or_a_blank_name_is_a_clear_error(task_dir, tasks):
+    with pytest.raises(
+        ValueError, match=r"^(no lm-eval task named|empty lm-eval task name in \[.*\] \(a stray comma\?\))"
+    ):
+        run_lm_eval(None, None, tasks, include_path=task_dir, include_defaults=False)
+
+
+def test_checking_task_names_needs_no_model(task_dir):
+    manager = check_lm_eval_tasks(["tiny_choice"], include_path=task_dir, include_defaults=False)
+    assert "tiny_choice" in manager.all_tasks
+    with pytest.raises(ValueError, match="'tiny_choise' \\(did you mean tiny_choice\\?\\)"):
+        check_lm_eval_tasks(["tiny_choise"], include_path=task_dir, include_defaults=False)

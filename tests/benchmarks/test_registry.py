@@ -25,3 +25,18 @@ def test_unknown_names_list_the_valid_ones():
         get_benchmark("aime23")
     with pytest.raises(ValueError, match="unknown benchmark or suite 'maths'; suites: math, code, if"):
         resolve_suite("maths")
+
+
+@pytest.mark.parametrize("value", ["", "   ", " , ", ",", "math,", ",math", "math,,code", "math, ,code"])
+def test_empty_names_are_errors_not_the_whole_math_suite(value):
+    with pytest.raises(ValueError) as error:
+        resolve_suite(value)
+    message = str(error.value)
+    assert message.startswith(("no benchmark or suite named in", "empty benchmark or suite name in"))
+    assert repr(value) in message and "\n" not in message
+    assert "suites: math, code, if, arith, all; benchmarks: aime24, aime25" in message
+
+
+def test_a_value_that_is_not_text_is_an_error():
+    with pytest.raises(ValueError, match="expected a suite or benchmark name, got None; suites: math"):
+        resolve_suite(None)
