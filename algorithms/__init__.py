@@ -16,12 +16,12 @@ LossOutput`, and import the file below.
 
 from . import ce_gppo, cispo, dapo, entropy_reg, gppo, grpo, gspo  # noqa: F401  (registers the losses)
 from .advantages import dynamic_sampling_filter, group_advantages, overlong_penalty
-from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode
+from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode, masked_mean
 from .batch import LossOutput, PolicyBatch
 from .kl import KL_ESTIMATORS, kl_penalty
 from .quadrants import QUADRANTS, clipped_token_counts, entropy_change_first_order, grad_wrt_logp, quadrant_stats
 from .registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
-from .schedules import BetaSchedule
+from .schedules import SCHEDULE_KINDS, BetaSchedule
 
 LOSSES: tuple[str, ...] = registered_losses()
 
@@ -30,6 +30,7 @@ __all__ = [
     "KL_ESTIMATORS",
     "LOSSES",
     "QUADRANTS",
+    "SCHEDULE_KINDS",
     "BetaSchedule",
     "LossOutput",
     "PolicyBatch",
@@ -44,6 +45,7 @@ __all__ = [
     "group_advantages",
     "kl_penalty",
     "loss_params",
+    "masked_mean",
     "overlong_penalty",
     "quadrant_stats",
     "clipped_token_counts",

@@ -31,6 +31,14 @@ def check_agg_mode(mode: str) -> str:
     return mode
 
 
+def masked_mean(values: Tensor, mask: Tensor) -> Tensor:
+    """Mean of `values` over the positions where `mask` is set (0 for an empty mask), 0-dim.
+
+    Uses torch.where, not a product, so junk (even inf or NaN) at masked positions cannot leak."""
+    m = mask.bool()
+    return torch.where(m, values, 0.0).sum() / m.sum().clamp(min=1)
+
+
 def batch_counts(mask: Tensor) -> tuple[Tensor, Tensor]:
     """(num_tokens, num_seqs) of one micro-batch: counted tokens and sequences with at least one.
 

@@ -80,6 +80,7 @@ class CEGPPOLoss:
     clip_ratio_c: float | None = 10.0
 
     default_agg: ClassVar[str] = "token_mean"
+    schedulable: ClassVar[tuple[str, ...]] = ("beta1", "beta2")  # a BetaSchedule may move them
 
     def __post_init__(self) -> None:
         check_eps("eps_low", self.eps_low)
@@ -87,6 +88,10 @@ class CEGPPOLoss:
         check_nonnegative("beta1", self.beta1)
         check_nonnegative("beta2", self.beta2)
         check_clip_ratio_c(self.clip_ratio_c)
+
+    @property
+    def clip_bounds(self) -> tuple[float, float]:
+        return self.eps_low, self.eps_high
 
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         return gradient_preserving_loss(batch, self.eps_low, self.eps_high, self.beta1, self.beta2, self.clip_ratio_c)

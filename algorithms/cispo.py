@@ -49,6 +49,10 @@ class CISPOLoss:
         check_positive("eps_low", self.eps_low)
         check_positive("eps_high", self.eps_high)
 
+    @property
+    def clip_bounds(self) -> tuple[float, float]:
+        return self.eps_low, self.eps_high
+
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         mask, adv = batch.token_mask, batch.token_advantages  # [B, T], [B, T]
         log_ratio, ratio = importance_ratio(batch.logp, batch.old_logp, mask)  # [B, T]

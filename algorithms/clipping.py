@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
 
 
@@ -73,11 +74,6 @@ def clip_metrics(
 
     A loss that already computed the `high` / `low` masks may pass them to save the work.
     """
-    count = mask.sum().clamp(min=1)
-
-    def masked_mean(x: Tensor) -> Tensor:
-        return torch.where(mask, x, 0.0).sum() / count
-
     if high is None:
         high = (adv > 0) & (ratio > 1.0 + eps_high)  # [B, T]
     if low is None:
@@ -85,15 +81,15 @@ def clip_metrics(
     if clipped is None:
         clipped = high | low if dual is None else high | low | dual  # [B, T]
     metrics = {
-        "clip_frac": masked_mean(clipped.float()),
-        "clip_frac_high": masked_mean(high.float()),
-        "clip_frac_low": masked_mean(low.float()),
-        "ppo_kl": masked_mean(-log_ratio),
-        "ratio_mean": masked_mean(ratio),
+        "clip_frac": masked_mean(clipped.float(), mask),
+        "clip_frac_high": masked_mean(high.float(), mask),
+        "clip_frac_low": masked_mean(low.float(), mask),
+        "ppo_kl": masked_mean(-log_ratio, mask),
+        "ratio_mean": masked_mean(ratio, mask),
         "ratio_max": torch.where(mask, ratio, 0.0).max() if ratio.numel() else ratio.new_zeros(()),
     }
     if dual is not None:
-        metrics["dual_clip_frac"] = masked_mean(dual.float())
+        metrics["dual_clip_frac"] = masked_mean(dual.float(), mask)
     return {k: v.detach() for k, v in metrics.items()}
 
 

@@ -43,5 +43,9 @@ class DAPOLoss:
         check_eps("eps_high", self.eps_high)
         check_clip_ratio_c(self.clip_ratio_c)
 
+    @property
+    def clip_bounds(self) -> tuple[float, float]:
+        return self.eps_low, self.eps_high
+
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         return clipped_surrogate(batch, self.eps_low, self.eps_high, self.clip_ratio_c)

@@ -20,11 +20,13 @@ The default reduction is the base loss's.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
+from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
 from .registry import PolicyLoss, check_nonnegative, get_loss, register_loss
 
@@ -47,9 +49,25 @@ class EntropyRegLoss:
             raise ValueError(f"entropy_reg (own parameters: base, coef) with base={base!r}: {err}") from err
         return cls(base=base_loss, coef=coef)
 
+    # Everything but the entropy term belongs to the wrapped loss: its aggregation, its clip range
+    # (so the clip-side metrics still apply) and its schedulable coefficients.
     @property
     def default_agg(self) -> str:
         return self.base.default_agg
+
+    @property
+    def clip_bounds(self) -> tuple[float, float] | None:
+        return self.base.clip_bounds
+
+    @property
+    def schedulable(self) -> tuple[str, ...]:
+        return self.base.schedulable
+
+    def coefficients(self) -> dict[str, float]:
+        return self.base.coefficients()
+
+    def with_coefficients(self, **values: float) -> EntropyRegLoss:
+        return dataclasses.replace(self, base=self.base.with_coefficients(**values))
 
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         if batch.entropy is None:
@@ -58,5 +76,5 @@ class EntropyRegLoss:
         mask = batch.token_mask  # [B, T]
         entropy = torch.where(mask, batch.entropy, 0.0)  # [B, T]
         loss = out.per_token - self.coef * entropy  # [B, T]  d loss / d H_t = -coef
-        mean_entropy = entropy.detach().sum() / mask.sum().clamp(min=1)
+        mean_entropy = masked_mean(entropy.detach(), mask)
         return LossOutput(per_token=loss, metrics={**out.metrics, "entropy": mean_entropy})

@@ -43,6 +43,10 @@ class GPPOLoss:
         check_eps("eps_high", self.eps_high)
         check_clip_ratio_c(self.clip_ratio_c)
 
+    @property
+    def clip_bounds(self) -> tuple[float, float]:
+        return self.eps_low, self.eps_high
+
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         # beta1 = beta2 = 1: both clipped sides keep the full (1 -+ eps) A gradient.
         return gradient_preserving_loss(batch, self.eps_low, self.eps_high, 1.0, 1.0, self.clip_ratio_c)

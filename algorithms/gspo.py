@@ -41,7 +41,7 @@ class GSPOLoss:
     eps_high: float = 4e-4
 
     default_agg: ClassVar[str] = "seq_mean_token_mean"
-    sequence_level_clip: ClassVar[bool] = True  # clipping is decided per sequence, not per token
+    # No `clip_bounds`: the clip is decided per sequence, so no token is clipped on its own side.
 
     def __post_init__(self) -> None:
         check_eps("eps_low", self.eps_low)

@@ -1,10 +1,23 @@
-"""Name -> loss registry, `get_loss`, and the hyper-parameter checks shared by the losses.
+"""Name -> loss registry, `get_loss`, the capabilities every loss declares, and the shared checks.
 
 A loss is a frozen dataclass whose fields are its hyper-parameters, registered with
 `@register_loss("name")`. `get_loss(name, **params)` builds one and refuses unknown names or
 parameters with a message listing the valid ones; each loss checks the ranges of its own
 parameters in `__post_init__` with the helpers below, so a bad value fails when the loss is built,
 not halfway through training.
+
+Capabilities are part of the interface (`PolicyLoss`), so code outside this package never has to
+probe a loss with `hasattr`:
+
+    clip_bounds          (eps_low, eps_high) of a token-level ratio clip, or None (no token clip:
+                         GSPO clips whole sequences); the trainer's clip-side metrics use it
+    schedulable          names of the coefficients a schedule may change during training
+                         (CE-GPPO: beta1, beta2)
+    coefficients()       {name: current value} of those coefficients (logged every step)
+    with_coefficients()  a copy with new values for them (re-runs the range checks)
+
+`register_loss` gives a class that declares none of them the defaults: no token clip, nothing
+schedulable. A wrapping loss (`entropy_reg`) forwards all four to the loss it wraps.
 """
 
 from __future__ import annotations
@@ -18,12 +31,44 @@ from .batch import LossOutput, PolicyBatch
 
 
 class PolicyLoss(Protocol):
-    """What the training module relies on: a name, a default aggregation and a call."""
+    """What the training module relies on: a name, a default aggregation, a call, capabilities."""
 
     name: str
     default_agg: str
+    schedulable: tuple[str, ...]
 
     def __call__(self, batch: PolicyBatch) -> LossOutput: ...
+
+    @property
+    def clip_bounds(self) -> tuple[float, float] | None: ...
+
+    def coefficients(self) -> dict[str, float]: ...
+
+    def with_coefficients(self, **values: float) -> PolicyLoss: ...
+
+
+def _no_token_clip(self) -> None:
+    return None
+
+
+def _coefficients(self) -> dict[str, float]:
+    return {name: float(getattr(self, name)) for name in self.schedulable}
+
+
+def _with_coefficients(self, **values: float):
+    unknown = sorted(set(values) - set(self.schedulable))
+    if unknown:
+        allowed = ", ".join(self.schedulable) or "none"
+        raise ValueError(f"loss {self.name!r} cannot schedule {', '.join(unknown)}; schedulable: {allowed}")
+    return dataclasses.replace(self, **values)
+
+
+_DEFAULT_CAPABILITIES = {
+    "schedulable": (),
+    "clip_bounds": property(_no_token_clip),
+    "coefficients": _coefficients,
+    "with_coefficients": _with_coefficients,
+}
 
 
 _REGISTRY: dict[str, type] = {}
@@ -37,6 +82,9 @@ def register_loss(name: str) -> Callable[[T], T]:
         if name in _REGISTRY:
             raise ValueError(f"loss {name!r} is already registered by {_REGISTRY[name].__name__}")
         cls.name = name
+        for attribute, default in _DEFAULT_CAPABILITIES.items():
+            if attribute not in vars(cls):
+                setattr(cls, attribute, default)
         _REGISTRY[name] = cls
         return cls
 

@@ -34,6 +34,7 @@ def _linear(step: int, steps: int) -> float:
 
 
 _PROGRESS = {"constant": _constant, "switch": _switch, "linear": _linear}
+SCHEDULE_KINDS: tuple[str, ...] = tuple(_PROGRESS)
 
 
 @dataclass(frozen=True)

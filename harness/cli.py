@@ -1,22 +1,32 @@
-"""The `harness` command line: each sub-command maps to one plain function.
+"""The `harness` command line, the project's one entry point: each sub-command maps to one plain function.
 
     harness models                                   # built-in models and parameter counts
     harness train --profile tiny --loss ce_gppo --loss.beta1 0.75
     harness eval --model tiny --suite math --k 2 --limit 5
 
-User mistakes (unknown key, wrong type, out-of-range value, missing file) print one line and
-exit with status 2; nothing is started and nothing already written is touched.
+User mistakes (unknown key, wrong type, out-of-range value, a missing or malformed file, an
+unreachable tracking store) print one line and exit with status 2; nothing already written is
+touched. A run that stops on non-finite losses exits 1 with the reason. Output is quiet by
+default (our own lines and progress only); `--verbose` shows the libraries' logs and warnings.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import logging
+import os
+import signal
 import sys
 import typing
+import warnings
 from collections.abc import Callable
 
+from benchmarks.files import DataError
 from harness.config import ConfigError, build_config, field_docs, help_rows, parse_value
+from harness.tracking import TrackingError
+
+NOISY_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric", "mlflow", "alembic", "urllib3", "transformers")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -24,6 +34,21 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> typing.NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def quiet_libraries(verbose: bool) -> None:
+    """Hide the libraries' INFO lines, tips and deprecation warnings unless --verbose."""
+    if verbose:
+        return
+    os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")  # MLflow resets its logger's level on import
+    for name in NOISY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    for category in (DeprecationWarning, FutureWarning, PendingDeprecationWarning):
+        warnings.filterwarnings("ignore", category=category)
+    warnings.filterwarnings("ignore", module=r"(lightning|mlflow|transformers|torch|sqlalchemy|lm_eval)\b.*")
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
 
 
 def split_dotted(extra: list[str]) -> dict[str, typing.Any]:
@@ -45,10 +70,12 @@ def split_dotted(extra: list[str]) -> dict[str, typing.Any]:
     return overrides
 
 
-def models_command(args: argparse.Namespace) -> int:
+def models_command(args: argparse.Namespace, extra: list[str]) -> int:
     """List the built-in models with their parameter counts."""
     from harness.models import BUILTIN_MODELS, parameter_count
 
+    if extra:
+        raise ConfigError(f"unexpected argument '{extra[0]}'; harness models takes no options")
     print(f"{'name':<24}{'parameters':>14}  description")
     for name, spec in BUILTIN_MODELS.items():
         print(f"{name:<24}{parameter_count(name):>14,}  {spec.description}")
@@ -57,7 +84,7 @@ def models_command(args: argparse.Namespace) -> int:
 
 def train_command(args: argparse.Namespace, extra: list[str]) -> int:
     """Train a policy with RL (profile -> --config file -> dotted overrides)."""
-    from harness.train_config import load_train_config
+    from harness.schema import load_train_config
 
     overrides = split_dotted(extra)
     if args.loss is not None:
@@ -67,15 +94,20 @@ def train_command(args: argparse.Namespace, extra: list[str]) -> int:
     if args.tracking_uri is not None:
         overrides["run.tracking_uri"] = args.tracking_uri
     config = load_train_config(args.profile, args.config, overrides)
-    from harness.train import train
+    from harness.train import TrainingStopped, train
 
-    train(config, resume=args.resume)
+    try:
+        train(config, resume=args.resume)
+    except TrainingStopped as stopped:
+        print(f"harness train: {stopped}", file=sys.stderr)
+        return 1
     return 0
 
 
 def eval_command(args: argparse.Namespace, extra: list[str]) -> int:
     """Evaluate a model on benchmark suites (or an lm-eval task)."""
-    from harness.evaluate import EvalConfig, evaluate_model
+    from harness.evaluate import evaluate_model
+    from harness.schema import EvalConfig
 
     if extra:
         raise ConfigError(f"unexpected argument '{extra[0]}'; see harness eval --help")
@@ -100,29 +132,36 @@ def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
 
 
 def train_help() -> str:
-    from harness.train_config import PROFILES, TrainConfig
+    from harness.schema import PROFILES, TrainConfig
 
     rows = "\n".join(f"  --{key:<32} {doc} [default {default}]" for key, default, doc in help_rows(TrainConfig))
     return (
         f"profiles: {', '.join(PROFILES)}. Every config key is a flag (--section.key VALUE):\n{rows}\n"
-        "  --loss.PARAM VALUE               a hyper-parameter of the chosen loss (e.g. --loss.beta1 0.75)"
+        "  --loss.PARAM VALUE               a hyper-parameter of the chosen loss (e.g. --loss.beta1 0.75)\n"
+        "  --loss.schedule.kind KIND        schedule of the loss's schedulable coefficients (CE-GPPO: beta1,\n"
+        "                                   beta2): constant, switch (at step) or linear (up to step)\n"
+        "  --loss.schedule.step N           step of the switch / last step of the linear ramp (RL steps)\n"
+        "  --loss.schedule.beta1 VALUE      value after the switch / at the end of the ramp (also beta2)"
     )
 
 
 def build_parser() -> OneLineParser:
-    from harness.evaluate import EvalConfig
+    from harness.schema import EvalConfig
 
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--verbose", action="store_true", help="show the libraries' logs and warnings too")
     parser = OneLineParser(prog="harness", description="Compare RL policy losses for language models.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     commands.required = True
 
-    commands.add_parser("models", help=models_command.__doc__)
+    commands.add_parser("models", help=models_command.__doc__, parents=[common])
 
     train = commands.add_parser(
         "train",
         help=train_command.__doc__,
         epilog=train_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[common],
     )
     train.add_argument("--profile", help="defaults: tiny (CPU, minutes), smol (SmolLM2 on CPU), paper (GPU)")
     train.add_argument("--config", help="YAML file refining the profile")
@@ -131,24 +170,31 @@ def build_parser() -> OneLineParser:
     train.add_argument("--tracking-uri", help="MLflow tracking URI (default sqlite:///mlflow.db)")
     train.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --output-dir")
 
-    evaluate = commands.add_parser("eval", help=eval_command.__doc__)
+    evaluate = commands.add_parser("eval", help=eval_command.__doc__, parents=[common])
     add_flags(evaluate, EvalConfig)
     return parser
 
 
-COMMANDS: dict[str, Callable[..., int]] = {"models": models_command, "train": train_command, "eval": eval_command}
+COMMANDS: dict[str, Callable[[argparse.Namespace, list[str]], int]] = {
+    "models": models_command,
+    "train": train_command,
+    "eval": eval_command,
+}
+
+
+def _terminate_as_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt  # SIGTERM ends a command the way Ctrl-C does: runs are closed as KILLED
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    quiet_libraries(args.verbose)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
-        if args.command == "models":
-            if extra:
-                parser.error(f"unrecognized arguments: {' '.join(extra)}")
-            return models_command(args)
         return COMMANDS[args.command](args, extra)
-    except (ConfigError, FileNotFoundError) as err:
+    except (ConfigError, DataError, TrackingError, FileNotFoundError, NotADirectoryError) as err:
         print(f"harness {args.command}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import math
+import re
 import textwrap
 import types
 import typing
@@ -60,13 +62,29 @@ def field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
+class _YAMLLoader(yaml.SafeLoader):
+    """PyYAML's safe loader (YAML 1.1) plus YAML 1.2's floats without a dot: `1e-5`, `3E4`.
+
+    YAML 1.1 reads `1e-5` as the string "1e-5", which would turn the most common way of writing
+    a learning rate into a type error."""
+
+
+_YAMLLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
 def load_yaml(path: str | Path) -> dict:
     """Read a YAML mapping; a missing file or a non-mapping is a ConfigError."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAMLLoader) or {}
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8 text") from None
     except yaml.YAMLError as err:
         where = getattr(err, "problem_mark", None)
         line = f" line {where.line + 1}" if where else ""
@@ -79,7 +97,7 @@ def load_yaml(path: str | Path) -> dict:
 def parse_value(text: str) -> Any:
     """Turn a command-line string into a YAML scalar (0.5 -> float, true -> bool, null -> None)."""
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_YAMLLoader)
     except yaml.YAMLError:
         return text
 
@@ -107,6 +125,21 @@ def deep_merge(base: dict, update: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+def check_sections(cls: type, layer: dict, origin: str, prefix: str = "") -> None:
+    """Refuse a layer whose section keys are not sections: a bare `run:` line in a YAML file is
+    None, and merging it would silently throw away every default of that section."""
+    hints = typing.get_type_hints(cls)
+    for fld in dataclasses.fields(cls):
+        tp = hints[fld.name]
+        if fld.name not in layer or not dataclasses.is_dataclass(tp):
+            continue
+        value = layer[fld.name]
+        if not isinstance(value, dict):
+            shown = "empty (a bare key with nothing under it)" if value is None else f"{value!r}, not a section"
+            raise ConfigError(f"{origin}: '{prefix}{fld.name}' is {shown}; give it keys or remove it")
+        check_sections(tp, value, origin, f"{prefix}{fld.name}.")
 
 
 def build_config(cls: type, *layers: dict, prefix: str = "") -> Any:
@@ -215,6 +248,8 @@ def _coerce(tp: Any, value: Any, key: str) -> Any:
         raise bad
     if tp is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise ConfigError(f"{key}={value!r} is not a finite number")
             return float(value)
         raise bad
     if tp is str:

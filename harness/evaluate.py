@@ -1,65 +1,33 @@
-"""`harness eval`: score a model on benchmark suites (or an lm-eval task) and track the result.
+"""`harness eval`: score a model on benchmark suites (or an lm-eval task), print and track the result.
 
     harness eval --model tiny --suite math --k 2 --limit 5
     harness eval --model runs/tiny --suite arith_l2 --k 4 --temperature 1.0
 
 Generation uses the Hugging Face backend with the paper's evaluation sampling by default
-(temperature 0.6, top-p 0.95); `results.json` and `samples.jsonl` go to `--output-dir` and to
-MLflow as artifacts, with every metric logged.
+(temperature 0.6, top-p 0.95). The tracking store is checked before the model is loaded;
+`results.json` and `samples.jsonl` go to `--output-dir` (replaced only when the evaluation
+succeeded) and to MLflow as artifacts, with every metric logged; the terminal shows the
+benchmark x metric table. Prompts longer than the model's context are not generated: they are
+scored as failures and counted.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import json
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
 
-from harness.config import ConfigError, param
+from benchmarks import resolve_suite
+from benchmarks.files import atomic_write_text
+from benchmarks.report import format_results
+from benchmarks.runner import evaluate, log_to_mlflow
+from harness.config import ConfigError
 from harness.models import load_model
-from harness.rollout import HFGenerateBackend, SamplingParams
-from harness.tasks import format_prompt
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    model: str = "tiny"
-    """Built-in model name, local model folder, training run directory, or hub id."""
-    suite: str = "math"
-    """Suite (math, code, if, all) or comma-separated benchmark names."""
-    k: int = param(4, ge=1)
-    """Samples per problem (avg@k and pass@k)."""
-    limit: int | None = param(None, ge=1)
-    """Evaluate only the first N problems of each benchmark."""
-    max_new_tokens: int = param(1024, ge=1)
-    """Longest completion (tokens)."""
-    temperature: float = param(0.6, ge=0)
-    """Sampling temperature (0: greedy)."""
-    top_p: float = param(0.95, gt=0, le=1)
-    """Nucleus sampling mass."""
-    seed: int = 0
-    """Sampling seed."""
-    batch_size: int = param(64, ge=1)
-    """Sequences per generate call."""
-    output_dir: str = "runs/eval"
-    """Where results.json and samples.jsonl are written."""
-    data_dir: str | None = None
-    """Benchmark data folder (default: $HARNESS_BENCHMARK_DIR, else the Hugging Face Hub)."""
-    tracking_uri: str = "sqlite:///mlflow.db"
-    """MLflow tracking URI ('none' to skip tracking)."""
-    experiment: str = "ce-gppo-eval"
-    """MLflow experiment name."""
-    lm_eval: str | None = None
-    """Run this lm-eval task (comma-separated) through lm-eval's own evaluator instead."""
-
-    def __post_init__(self):
-        if self.lm_eval is None:
-            from benchmarks import resolve_suite
-
-            try:
-                resolve_suite(self.suite)
-            except ValueError as err:
-                raise ConfigError(f"--suite: {err}") from None
+from harness.rollout import HFGenerateBackend, SamplingParams, prompt_fits, sample_messages
+from harness.schema import EvalConfig
+from harness.tracking import check_store, tracked_run
 
 
 def make_sampler(model, tokenizer, *, max_new_tokens: int, temperature: float, top_p: float, batch_size: int = 64):
@@ -68,52 +36,68 @@ def make_sampler(model, tokenizer, *, max_new_tokens: int, temperature: float, t
     params = SamplingParams(max_new_tokens, max(temperature, 1e-5), top_p, greedy=temperature == 0)
 
     def sample(prompts: list[str], n: int) -> list[list[str]]:
-        rollouts = backend.generate([format_prompt(tokenizer, p) for p in prompts], n, params)
+        rollouts = sample_messages(backend, tokenizer, prompts, n, params)
         return [rollouts.texts[i * n : (i + 1) * n] for i in range(len(prompts))]
 
     return sample
 
 
-def evaluate_model(config: EvalConfig) -> dict:
-    from benchmarks import resolve_suite
-    from benchmarks.runner import evaluate, log_to_mlflow
+def run_lm_eval_task(model, tokenizer, config: EvalConfig, log=print) -> dict:
+    """`--lm-eval TASKS`: lm-eval's own evaluator; its results are printed and written as JSON."""
+    from benchmarks.lm_eval_bridge import run_lm_eval
 
+    tasks = [task.strip() for task in config.lm_eval.split(",") if task.strip()]
+    try:
+        results = run_lm_eval(model, tokenizer, tasks, limit=config.limit)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
     output = Path(config.output_dir)
+    atomic_write_text(output / "lm_eval_results.json", json.dumps(results.get("results", {}), indent=2, default=str))
+    for task, metrics in results.get("results", {}).items():
+        shown = ", ".join(f"{k} {v:.4f}" for k, v in metrics.items() if isinstance(v, float))
+        log(f"{task}: {shown}")
+    log(f"lm-eval results: {output / 'lm_eval_results.json'}")
+    return results
+
+
+def evaluate_model(config: EvalConfig, log=print) -> dict:
+    """Evaluate as configured; returns the results dict written to results.json."""
+    if config.tracking_uri != "none":
+        check_store(config.tracking_uri)
+    output = Path(config.output_dir)
+    if output.exists() and not output.is_dir():
+        raise ConfigError(f"--output-dir={str(output)!r} is a file, not a directory")
     model, tokenizer = load_model(config.model)
     model.eval()
     if config.lm_eval:
-        from benchmarks.lm_eval_bridge import run_lm_eval
-
-        return run_lm_eval(model, tokenizer, config.lm_eval.split(","), limit=config.limit)
+        return run_lm_eval_task(model, tokenizer, config, log)
     benchmarks = resolve_suite(config.suite)
     torch.manual_seed(config.seed)
+    sampler = make_sampler(
+        model,
+        tokenizer,
+        max_new_tokens=config.max_new_tokens,
+        temperature=config.temperature,
+        top_p=config.top_p,
+        batch_size=config.batch_size,
+    )
     results = evaluate(
         benchmarks,
-        make_sampler(
-            model,
-            tokenizer,
-            max_new_tokens=config.max_new_tokens,
-            temperature=config.temperature,
-            top_p=config.top_p,
-            batch_size=config.batch_size,
-        ),
+        sampler,
         k=config.k,
         limit=config.limit,
         seed=config.seed,
         output_dir=output,
         data_dir=config.data_dir,
+        prompt_fits=prompt_fits(model, tokenizer, config.max_new_tokens),
     )
     if config.tracking_uri != "none":
-        import mlflow
-
-        from harness.tracking import artifact_root
-
-        mlflow.set_tracking_uri(config.tracking_uri)
-        if mlflow.get_experiment_by_name(config.experiment) is None:
-            mlflow.create_experiment(config.experiment, artifact_location=artifact_root(config.tracking_uri))
-        mlflow.set_experiment(config.experiment)
-        with mlflow.start_run(run_name=f"eval-{Path(config.model).name}-{config.suite}") as run:
-            mlflow.log_params(asdict(config))
+        name = f"eval-{Path(config.model).name}-{config.suite}"
+        with tracked_run(config.tracking_uri, config.experiment, name, params=asdict(config)) as run_id:
             log_to_mlflow(results, output)
-            results["mlflow_run_id"] = run.info.run_id
+            results["mlflow_run_id"] = run_id
+    log(format_results(results))
+    log(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")
+    if "mlflow_run_id" in results:
+        log(f"MLflow run {results['mlflow_run_id']} in experiment {config.experiment!r} at {config.tracking_uri}")
     return results

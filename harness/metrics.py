@@ -23,18 +23,22 @@ def quadrant_metrics(batch: PolicyBatch, per_token: torch.Tensor, threshold: flo
     return {f"quadrant_{name}": value for name, value in stats.items()}
 
 
-def add_clipped_lp_shares(metrics: StepMetrics, batch: PolicyBatch, loss_fn, threshold: float) -> None:
+def add_clipped_lp_shares(
+    metrics: StepMetrics, batch: PolicyBatch, clip_bounds: tuple[float, float] | None, threshold: float
+) -> None:
     """clip_low_lp_share / clip_high_lp_share: of the tokens clipped on each side, the share that
-    is low-probability (pooled over the step). Only for losses that clip token ratios."""
-    if not hasattr(loss_fn, "eps_low") or getattr(loss_fn, "sequence_level_clip", False):
+    is low-probability (pooled over the step). Only for losses that clip token ratios, i.e. that
+    declare `clip_bounds` (eps_low, eps_high)."""
+    if clip_bounds is None:
         return
+    eps_low, eps_high = clip_bounds
     counts = clipped_token_counts(
         batch.advantages,
         batch.logp.detach(),
         batch.old_logp,
         batch.mask,
-        eps_low=loss_fn.eps_low,
-        eps_high=loss_fn.eps_high,
+        eps_low=eps_low,
+        eps_high=eps_high,
         prob_threshold=threshold,
     )
     for side in ("low", "high"):
@@ -63,10 +67,9 @@ class StepMetrics:
         self.totals["rollout_tokens"] += float(lengths.sum())
         self.maxima["rollout_seconds"] = seconds
 
-    def add_betas(self, loss_fn) -> None:
-        for name in ("beta1", "beta2"):
-            if hasattr(loss_fn, name):
-                self.maxima[name] = float(getattr(loss_fn, name))
+    def add_coefficients(self, coefficients: dict[str, float]) -> None:
+        """The loss's schedulable coefficients at this step (CE-GPPO: beta1, beta2)."""
+        self.maxima.update(coefficients)
 
     def add_loss_metrics(self, metrics: dict[str, torch.Tensor], weight: float) -> None:
         for name, value in metrics.items():

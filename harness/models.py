@@ -15,14 +15,14 @@ Run `harness models` to list them with their parameter counts.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
+from benchmarks.files import atomic_directory, remove_stale_temporaries
 from harness.config import ConfigError
 
 TINY_SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "<|system|>", "<|user|>", "<|assistant|>"]
@@ -34,6 +34,8 @@ TINY_CHAT_TEMPLATE = (
     "{% if add_generation_prompt %}{{ '<|assistant|>' }}{% endif %}"
 )
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# Any of these makes a folder's tokenizer loadable (fast tokenizer, sentencepiece, BPE vocabularies).
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt", "spiece.model")
 
 
 @dataclass(frozen=True)
@@ -135,17 +137,12 @@ def build_smollm2(path: Path) -> Path:
 
 
 def _save_atomically(model, tokenizer, path: Path) -> None:
-    """Write into a temporary sibling and rename, so a killed build leaves no half folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=path.name + ".tmp"))
-    try:
+    """Write into a temporary sibling and rename, so a killed build leaves no half folder (and a
+    concurrent build of the same model keeps whichever copy finished first)."""
+    remove_stale_temporaries(path.parent)
+    with atomic_directory(path, replace=False) as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        if path.exists():
-            shutil.rmtree(path)
-        tmp.rename(path)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def builtin_path(name: str) -> Path:
@@ -160,15 +157,31 @@ def builtin_path(name: str) -> Path:
     raise ConfigError(f"unknown built-in model '{name}'; built-ins: {', '.join(BUILTIN_MODELS)}")
 
 
+def check_model_folder(path: Path) -> None:
+    """One-line errors for a local folder that cannot hold a loadable model and tokenizer."""
+    try:
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"model folder {path}: config.json is not valid JSON ({error})") from None
+    if not isinstance(config, dict) or "model_type" not in config:
+        raise ConfigError(f"model folder {path}: config.json has no 'model_type' (not a Hugging Face model config)")
+    if not any((path / name).is_file() for name in TOKENIZER_FILES):
+        raise ConfigError(
+            f"model folder {path} has no tokenizer (none of {', '.join(TOKENIZER_FILES)}); "
+            "save the tokenizer next to the model with tokenizer.save_pretrained"
+        )
+
+
 def resolve_model_path(name_or_path: str) -> str:
     """A built-in name, a local folder (model or Lightning run output), or a hub id."""
     if name_or_path in BUILTIN_MODELS:
         return str(builtin_path(name_or_path))
     path = Path(name_or_path).expanduser()
+    if (path / "model" / "config.json").is_file() and not (path / "config.json").is_file():
+        path = path / "model"  # a training run's output directory
     if (path / "config.json").is_file():
+        check_model_folder(path)
         return str(path)
-    if (path / "model" / "config.json").is_file():  # a training run's output directory
-        return str(path / "model")
     if path.exists() or name_or_path.startswith((".", "/", "~")):
         raise ConfigError(f"model path '{name_or_path}' holds no config.json (not a Hugging Face model folder)")
     if os.environ.get("HF_HUB_OFFLINE") == "1":
@@ -186,8 +199,12 @@ def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device:
 
     hf_logging.disable_progress_bar()
     source = resolve_model_path(name_or_path)
-    tokenizer = AutoTokenizer.from_pretrained(source)
-    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
+    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+        raise ConfigError(f"model {name_or_path!r} cannot be loaded: {first}") from None
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"

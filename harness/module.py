@@ -1,11 +1,16 @@
 """`RLModule`: one LightningModule that trains any Hugging Face causal LM with any registered loss.
 
 One Lightning epoch is one RL step (the epoch index is the step), which makes checkpoints and
-`--resume` exact: prompts and sampling seeds are functions of (seed, step, rank). A step:
+`--resume` exact: prompts and sampling seeds are functions of (seed, step, rank). A step reads
+top to bottom in `training_step`:
 
     prompts -> G completions each -> rewards -> group advantages -> (drop flat groups)
-    -> old log-probs once -> ppo_epochs x mini-batches of [loss -> aggregate -> backward
+    -> behaviour log-probs -> ppo_epochs x mini-batches of [loss -> aggregate -> backward
     -> clip grad norm -> AdamW step]
+
+Log-probabilities and entropies are always those of the distribution the rollouts were sampled
+from: the logits are divided by `rollout.temperature` (as verl's and torchtune's actors do), for
+the behaviour, the current and the reference policy alike.
 
 Under DDP every rank rolls out its share of the prompts and the loss is normalised by the
 global token / sequence count, so the update equals the single-process update.
@@ -16,21 +21,57 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from dataclasses import dataclass
 
 import lightning as L
 import torch
 
-from algorithms import PolicyBatch, aggregate, batch_counts, get_loss, group_advantages, kl_penalty
+from algorithms import PolicyBatch, aggregate, batch_counts, dynamic_sampling_filter, group_advantages, kl_penalty
 from harness.logprobs import response_logprobs
 from harness.metrics import StepMetrics, add_clipped_lp_shares, quadrant_metrics
 from harness.rewards import MathReward
-from harness.rollout import HFGenerateBackend, Rollouts, SamplingParams
-from harness.tasks import format_prompt
-from harness.train_config import TrainConfig, beta_schedule
+from harness.rollout import Rollouts, SamplingParams, make_backend, sample_messages
+from harness.schema import TrainConfig, loss_and_schedule
+
+
+@dataclass(frozen=True)
+class UpdateBatch:
+    """The K kept sequences of one rollout batch, as the policy updates consume them."""
+
+    input_ids: torch.Tensor  # [K, P + T] prompt (left-padded) then response (right-padded)
+    attention_mask: torch.Tensor  # [K, P + T]
+    prompt_length: int  # P
+    mask: torch.Tensor  # [K, T] float: 1 on response tokens that count
+    advantages: torch.Tensor  # [K]
+    ref_logp: torch.Tensor | None = None  # [K, T] reference policy (KL penalty), None without one
+
+    @staticmethod
+    def from_rollouts(rollouts: Rollouts, advantages: torch.Tensor) -> UpdateBatch:
+        return UpdateBatch(
+            rollouts.input_ids,
+            rollouts.attention_mask,
+            rollouts.prompt_ids.shape[1],
+            rollouts.response_mask.float(),
+            advantages,
+        )
+
+    def __len__(self) -> int:
+        return len(self.advantages)
+
+    def rows(self, index: torch.Tensor) -> UpdateBatch:
+        """The sub-batch of the given row indices (a [k] long tensor)."""
+        return UpdateBatch(
+            self.input_ids[index],
+            self.attention_mask[index],
+            self.prompt_length,
+            self.mask[index],
+            self.advantages[index],
+            None if self.ref_logp is None else self.ref_logp[index],
+        )
 
 
 class RLModule(L.LightningModule):
-    def __init__(self, config: TrainConfig, policy, tokenizer, task, reference=None):
+    def __init__(self, config: TrainConfig, policy, tokenizer, task, reference=None, rollout_log=None):
         super().__init__()
         self.automatic_optimization = False
         self.config = config
@@ -39,17 +80,16 @@ class RLModule(L.LightningModule):
         self.task = task
         # The frozen reference stays outside the module tree: no DDP sync, not in checkpoints.
         self._reference = [reference] if reference is not None else []
-        params = dict(config.loss)
-        self.base_loss = get_loss(params.pop("name"), **params)
+        self.base_loss, self.schedule = loss_and_schedule(config.loss)
         self.agg_mode = config.algo.agg_mode or self.base_loss.default_agg
-        self.beta_schedule = beta_schedule(config.algo, self.base_loss)
+        self.temperature = config.rollout.temperature
         self.reward_fn = MathReward(config.reward, config.rollout.max_new_tokens)
-        self.backend = HFGenerateBackend(policy, tokenizer, config.rollout.batch_size)
+        self.backend = make_backend(config.rollout.backend, policy, tokenizer, config.rollout.batch_size)
+        self.rollout_log = rollout_log  # a RolloutLog on rank 0 (harness.run_dir), else None
         self.history: list[dict] = []  # per-step metrics, restored on resume
         self.bad_steps = 0
         self.stop_reason: str | None = None
         self.heldout_before: dict | None = None  # accuracy of the starting policy
-        self.rollout_log: list[dict] = []  # a sample of rollouts per step, for the artifact
 
     # ----------------------------------------------------------------- Lightning plumbing
     def configure_optimizers(self):
@@ -79,89 +119,92 @@ class RLModule(L.LightningModule):
             return value
         return self.trainer.strategy.reduce(value.clone(), reduce_op=op)
 
-    # ----------------------------------------------------------------- rollouts
-    def collect_rollouts(self, step: int) -> tuple[Rollouts, list[str]]:
-        """This rank's rollouts of step `step` and the reference answer of each row."""
-        rank, world = self.world
-        rollout = self.config.rollout
-        problems = self.task.train_batch(step, rollout.prompts_per_step, self.config.run.seed)[rank::world]
-        torch.manual_seed(self.config.run.seed * 7919 + step * 104_729 + rank)
-        prompts = [format_prompt(self.tokenizer, p.prompt) for p in problems]
-        params = SamplingParams(rollout.max_new_tokens, rollout.temperature, rollout.top_p)
-        rollouts = self.backend.generate(prompts, rollout.group_size, params)
-        answers = [problems[i].answer for i in rollouts.prompt_index.tolist()]
-        return rollouts, answers
-
-    # ----------------------------------------------------------------- the RL step
     def train_dataloader(self):
         return torch.utils.data.DataLoader([0], batch_size=None)
 
+    # ----------------------------------------------------------------- the RL step
     def training_step(self, batch, batch_idx):
         step = self.current_epoch
         metrics = StepMetrics()
         t0 = time.perf_counter()
         rollouts, answers = self.collect_rollouts(step)
         t_rollout = time.perf_counter() - t0
+
         lengths = rollouts.response_mask.sum(-1)  # [N]
         rewards, correct = self.reward_fn(rollouts.texts, answers, lengths)  # [N], [N]
         G = self.config.rollout.group_size
         advantages = group_advantages(rewards, G, std_normalize=self.config.algo.advantage == "group_std")  # [N]
-        keep = torch.ones(len(rewards), dtype=torch.bool)
+        keep = torch.ones(len(rewards), dtype=torch.bool)  # [N]
         if self.config.algo.dynamic_sampling:
-            from algorithms import dynamic_sampling_filter
-
             keep = dynamic_sampling_filter(rewards, G).repeat_interleave(G)  # [N]
         metrics.add_rollout(rewards, correct, lengths, rollouts.truncated, keep, t_rollout)
         self.log_rollout_sample(step, rollouts, answers, rewards)
 
         t1 = time.perf_counter()
-        batch = rollouts.select(torch.nonzero(keep).squeeze(-1))
-        adv = advantages[keep]  # [K]
+        batch = UpdateBatch.from_rollouts(rollouts.select(torch.nonzero(keep).squeeze(-1)), advantages[keep])
+        if self._reference and len(batch):
+            batch = dataclasses.replace(batch, ref_logp=self.logprobs(self._reference[0], batch))
         loss_fn = self.loss_at_step(step)
-        metrics.add_betas(loss_fn)
-        update_tokens = self.update_policy(batch, adv, loss_fn, metrics) if len(adv) else 0
+        metrics.add_coefficients(loss_fn.coefficients())
+        update_tokens = self.update_policy(batch, loss_fn, metrics) if len(batch) else 0
         metrics.add_timing(update_tokens, time.perf_counter() - t1, self.optimizers().param_groups[0]["lr"])
         self.finish_step(step, metrics)
 
+    def collect_rollouts(self, step: int) -> tuple[Rollouts, list[str]]:
+        """This rank's rollouts of step `step` and the reference answer of each row."""
+        rank, world = self.world
+        rollout = self.config.rollout
+        problems = self.task.train_batch(step, rollout.prompts_per_step, self.config.run.seed)[rank::world]
+        torch.manual_seed(self.config.run.seed * 7919 + step * 104_729 + rank)
+        params = SamplingParams(rollout.max_new_tokens, rollout.temperature, rollout.top_p)
+        rollouts = sample_messages(
+            self.backend, self.tokenizer, [p.prompt for p in problems], rollout.group_size, params
+        )
+        answers = [problems[i].answer for i in rollouts.prompt_index.tolist()]
+        return rollouts, answers
+
     def loss_at_step(self, step: int):
-        """The loss with CE-GPPO's betas of this step (the configured schedule)."""
-        if self.beta_schedule is None:
+        """The loss with this step's scheduled coefficients (the configured schedule, if any)."""
+        if self.schedule is None:
             return self.base_loss
-        beta1, beta2 = self.beta_schedule.beta_at(step)
-        return dataclasses.replace(self.base_loss, beta1=beta1, beta2=beta2)
+        beta1, beta2 = self.schedule.beta_at(step)
+        return self.base_loss.with_coefficients(beta1=beta1, beta2=beta2)
 
     @torch.no_grad()
-    def reference_logprobs(self, model, batch: Rollouts) -> torch.Tensor:
-        chunk = self.config.algo.logprob_chunk
+    def logprobs(self, model, batch: UpdateBatch) -> torch.Tensor:
+        """log-probs [K, T] of the response tokens under `model` at the sampling temperature."""
         logp, _ = response_logprobs(
-            model, batch.input_ids, batch.attention_mask, batch.prompt_ids.shape[1], chunk=chunk
+            model,
+            batch.input_ids,
+            batch.attention_mask,
+            batch.prompt_length,
+            chunk=self.config.algo.logprob_chunk,
+            temperature=self.temperature,
         )
         return logp  # [K, T]
 
-    def update_policy(self, batch: Rollouts, adv: torch.Tensor, loss_fn, metrics: StepMetrics) -> int:
+    def update_policy(self, batch: UpdateBatch, loss_fn, metrics: StepMetrics) -> int:
         """ppo_epochs x mini_batches optimizer updates on one rollout batch; returns tokens processed."""
         algo = self.config.algo
         opt = self.optimizers()
         sched = self.lr_schedulers()  # None when the optimizer comes without a scheduler
         self.policy.eval()  # no dropout: old and new log-probs must agree before any update
-        n_rows = len(adv)
-        mini = max(1, math.ceil(n_rows / algo.mini_batches))
-        # The first mini-batch is scored before any optimizer step, so its old log-probs are the
-        # detached log-probs of its own forward pass; only the other rows need a separate pass.
-        old_logp = torch.zeros(batch.response_ids.shape, device=self.device)  # [K, T]
-        if n_rows > mini:
-            rest = torch.arange(mini, n_rows)
-            old_logp[rest] = self.reference_logprobs(self.policy, batch.select(rest))  # [K - mini, T]
-        ref_logp = self.reference_logprobs(self._reference[0], batch) if self._reference else None
-        mask = batch.response_mask.float()  # [K, T]
+        n_rows = len(batch)
+        size = max(1, math.ceil(n_rows / algo.mini_batches))
+        minis = [torch.arange(start, min(start + size, n_rows)) for start in range(0, n_rows, size)]
+        # Behaviour log-probs. The policy has not moved before the first update, so the first
+        # mini-batch's come from its own forward pass (returned by `one_update`); the other rows
+        # are scored now, once, before anything changes.
+        rest = self.logprobs(self.policy, batch.rows(torch.arange(size, n_rows))) if n_rows > size else None
+        old_logp = None  # [K, T] once the first update has returned its log-probs
         tokens = 0
-        for epoch in range(algo.ppo_epochs):
-            for start in range(0, n_rows, mini):
-                rows = torch.arange(start, min(start + mini, n_rows))
-                fill_old = epoch == 0 and start == 0
-                loss_value, grad_norm = self.one_update(
-                    batch, rows, adv, old_logp, ref_logp, mask, loss_fn, metrics, fill_old
+        for _ in range(algo.ppo_epochs):
+            for rows in minis:
+                loss_value, grad_norm, fresh_logp = self.one_update(
+                    batch.rows(rows), None if old_logp is None else old_logp[rows], loss_fn, metrics
                 )
+                if old_logp is None:
+                    old_logp = fresh_logp if rest is None else torch.cat([fresh_logp, rest])  # [K, T]
                 tokens += int(batch.attention_mask[rows].sum())
                 finite = math.isfinite(loss_value) and math.isfinite(grad_norm)
                 metrics.add_update(loss_value, grad_norm, finite)
@@ -173,68 +216,74 @@ class RLModule(L.LightningModule):
         return tokens
 
     def one_update(
-        self, batch, rows, adv, old_logp, ref_logp, mask, loss_fn, metrics, fill_old: bool
-    ) -> tuple[float, float]:
-        """Accumulate gradients of one mini-batch over micro-batches; returns (loss, grad norm).
+        self, mini: UpdateBatch, old_logp: torch.Tensor | None, loss_fn, metrics: StepMetrics
+    ) -> tuple[float, float, torch.Tensor]:
+        """Accumulate the gradient of one mini-batch over micro-batches.
 
-        With `fill_old` the policy has not moved yet: each micro-batch's old log-probs are taken
-        from its own forward pass (written into `old_logp`)."""
+        Returns (loss, grad norm before clipping, the detached log-probs [k, T] of this forward).
+        `old_logp` None means the policy has not moved since the rollouts: the behaviour log-probs
+        are then this forward's own, detached (every ratio is exactly 1)."""
         algo = self.config.algo
         _, world = self.world
         # Global counts over this mini-batch on every rank: the denominators of `aggregate`.
-        n_tokens, n_seqs = batch_counts(mask[rows])
-        n_tokens, n_seqs = self.all_reduce(n_tokens.float()), self.all_reduce(n_seqs.float())
-        max_len = self.config.rollout.max_new_tokens
-        total = 0.0
-        for start in range(0, len(rows), algo.micro_batch_size):
-            micro = rows[start : start + algo.micro_batch_size]
+        n_tokens, n_seqs = batch_counts(mini.mask)
+        counts = dict(
+            num_tokens=self.all_reduce(n_tokens.float()),
+            num_seqs=self.all_reduce(n_seqs.float()),
+            max_len=self.config.rollout.max_new_tokens,
+        )
+        total, fresh = 0.0, []
+        for start in range(0, len(mini), algo.micro_batch_size):
+            micro = mini.rows(torch.arange(start, min(start + algo.micro_batch_size, len(mini))))
             logp, entropy = response_logprobs(
                 self.policy,
-                batch.input_ids[micro],
-                batch.attention_mask[micro],
-                batch.prompt_ids.shape[1],
+                micro.input_ids,
+                micro.attention_mask,
+                micro.prompt_length,
                 chunk=algo.logprob_chunk,
                 with_entropy=True,
+                temperature=self.temperature,
             )  # [m, T], [m, T]
-            if fill_old:
-                old_logp[micro] = logp.detach()
+            fresh.append(logp.detach())
+            behaviour = logp.detach() if old_logp is None else old_logp[start : start + len(micro)]  # [m, T]
             policy_batch = PolicyBatch(
                 logp=logp,
-                old_logp=old_logp[micro],
-                advantages=adv[micro],
-                mask=mask[micro],
-                ref_logp=None if ref_logp is None else ref_logp[micro],
+                old_logp=behaviour,
+                advantages=micro.advantages,
+                mask=micro.mask,
+                ref_logp=micro.ref_logp,
                 entropy=entropy,
             )
-            out = self.compute_loss(loss_fn, policy_batch)
-            counts = dict(num_tokens=n_tokens, num_seqs=n_seqs, max_len=max_len)
-            loss = aggregate(out.per_token, policy_batch.mask, self.agg_mode, **counts)
-            if ref_logp is not None and algo.kl_coef > 0:
-                kl = kl_penalty(logp, policy_batch.ref_logp, policy_batch.mask, algo.kl_estimator)  # [m, T]
-                kl_value = aggregate(kl, policy_batch.mask, self.agg_mode, **counts)
+            out = loss_fn(policy_batch)
+            loss = aggregate(out.per_token, micro.mask, self.agg_mode, **counts)
+            if micro.ref_logp is not None and algo.kl_coef > 0:
+                kl = kl_penalty(logp, micro.ref_logp, micro.mask, algo.kl_estimator)  # [m, T]
+                kl_value = aggregate(kl, micro.mask, self.agg_mode, **counts)
                 loss = loss + algo.kl_coef * kl_value
                 metrics.add_scalar("kl_ref", kl_value.detach() * len(micro), weight=len(micro))
-            weight = float(policy_batch.mask.sum())
-            quadrants = quadrant_metrics(policy_batch, out.per_token, algo.quadrant_threshold)
-            metrics.add_quadrants(quadrants, weight)
-            add_clipped_lp_shares(metrics, policy_batch, loss_fn, algo.quadrant_threshold)
+            weight = float(micro.mask.sum())
+            metrics.add_quadrants(quadrant_metrics(policy_batch, out.per_token, algo.quadrant_threshold), weight)
+            add_clipped_lp_shares(metrics, policy_batch, loss_fn.clip_bounds, algo.quadrant_threshold)
             # DDP averages gradients over ranks; the loss is already a share of the global sum.
             self.manual_backward(loss * world)
             total += float(loss.detach())
             metrics.add_loss_metrics(out.metrics, weight)
-            metrics.add_scalar("entropy", (entropy.detach() * policy_batch.mask).sum(), weight=weight)
+            metrics.add_scalar("entropy", (entropy.detach() * micro.mask).sum(), weight=weight)
         grad_norm = torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.config.optim.grad_clip)
-        return self.all_reduce(torch.tensor(total)).item(), float(grad_norm)
-
-    def compute_loss(self, loss_fn, policy_batch: PolicyBatch):
-        return loss_fn(policy_batch)
+        return self.all_reduce(torch.tensor(total)).item(), float(grad_norm), torch.cat(fresh)
 
     # ----------------------------------------------------------------- bookkeeping
     def log_rollout_sample(self, step: int, rollouts: Rollouts, answers: list[str], rewards: torch.Tensor):
-        for i in range(min(self.config.run.rollout_samples, len(rollouts.texts))):
-            self.rollout_log.append(
-                {"step": step, "completion": rollouts.texts[i], "answer": answers[i], "reward": float(rewards[i])}
-            )
+        if self.rollout_log is None:
+            return
+        count = min(self.config.run.rollout_samples, len(rollouts.texts))
+        self.rollout_log.write(
+            step,
+            [
+                {"completion": rollouts.texts[i], "answer": answers[i], "reward": float(rewards[i])}
+                for i in range(count)
+            ],
+        )
 
     def finish_step(self, step: int, metrics: StepMetrics) -> None:
         values = metrics.reduce(self.all_reduce)

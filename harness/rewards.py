@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from harness.train_config import RewardConfig
+from harness.schema import RewardConfig
 
 
 class MathReward:

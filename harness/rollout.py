@@ -1,9 +1,16 @@
 """Rollouts: sample G completions per prompt behind one small backend interface.
 
+    backend = make_backend("hf", model, tokenizer, batch_size=64)
+    rollouts = sample_messages(backend, tokenizer, ["07+45="], n=8, params=SamplingParams(4, 1.0))
+
 `HFGenerateBackend` uses Hugging Face `generate` (batched, temperature / top-p, stop at EOS) on
-the policy itself, so it needs no weight sync. A vLLM backend (GPU) plugs in behind the same
-`RolloutBackend` protocol in a later issue. A rollout batch keeps prompt and response tokens
-apart: prompts are left-padded to a common length P, responses right-padded to T.
+the policy itself, so it needs no weight sync. Other engines (vLLM) plug in behind the same
+`RolloutBackend` protocol and the `ROLLOUT_BACKENDS` registry; none is built yet. A rollout batch
+keeps prompt and response tokens apart: prompts are left-padded to a common length P, responses
+right-padded to T.
+
+`sample_messages` is the one place where user messages are wrapped in the model's chat template
+and sampled: RL rollouts, held-out accuracy and benchmark evaluation all go through it.
 """
 
 from __future__ import annotations
@@ -62,6 +69,36 @@ class RolloutBackend(Protocol):
 
     def sync_weights(self, model: torch.nn.Module) -> None:
         """Make the engine sample from the current policy weights."""
+
+
+def chat_prompt(tokenizer, message: str) -> str:
+    """The user message wrapped in the model's chat template, ready for generation."""
+    return tokenizer.apply_chat_template(
+        [{"role": "user", "content": message}], add_generation_prompt=True, tokenize=False
+    )
+
+
+def context_length(model) -> int | None:
+    """The longest sequence (prompt + completion, tokens) the model's positions allow, if it says."""
+    return getattr(model.config, "max_position_embeddings", None)
+
+
+def prompt_fits(model, tokenizer, max_new_tokens: int):
+    """A test `message -> bool`: does the chat-formatted message leave room for `max_new_tokens`?
+
+    A message with more characters than 64 tokens' worth per position is refused without
+    tokenizing it (tokenizing megabytes takes long and no tokenizer packs that much per token)."""
+    limit = context_length(model)
+
+    def fits(message: str) -> bool:
+        if limit is None:
+            return True
+        budget = limit - max_new_tokens
+        if len(message) > 64 * max(budget, 1):
+            return False
+        return len(tokenizer(chat_prompt(tokenizer, message), add_special_tokens=False).input_ids) <= budget
+
+    return fits
 
 
 def response_mask_from_ids(response_ids: torch.Tensor, eos_ids: set[int]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -134,3 +171,20 @@ class HFGenerateBackend:
         response = torch.where(mask.bool(), response, torch.full_like(response, tok.pad_token_id))
         texts = tok.batch_decode(response, skip_special_tokens=True)
         return Rollouts(enc.input_ids, enc.attention_mask, response, mask, truncated, texts, index)
+
+
+ROLLOUT_BACKENDS: tuple[str, ...] = ("hf",)  # the registry below; the config's choices come from it
+
+
+def make_backend(name: str, model, tokenizer, batch_size: int) -> RolloutBackend:
+    """The rollout engine registered as `name`."""
+    if name == "hf":
+        return HFGenerateBackend(model, tokenizer, batch_size)
+    raise ValueError(f"unknown rollout backend {name!r}; available: {', '.join(ROLLOUT_BACKENDS)}")
+
+
+def sample_messages(
+    backend: RolloutBackend, tokenizer, messages: list[str], n: int, params: SamplingParams
+) -> Rollouts:
+    """n completions for each user message, formatted with the model's chat template."""
+    return backend.generate([chat_prompt(tokenizer, m) for m in messages], n, params)

@@ -8,13 +8,13 @@ hub datasets: a seeded split of the rows).
 
 from __future__ import annotations
 
-import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
+from benchmarks.files import read_jsonl
 from harness.config import ConfigError
-from harness.train_config import TaskConfig
+from harness.schema import TaskConfig
 
 HELDOUT_SEED = 1234
 
@@ -23,13 +23,6 @@ HELDOUT_SEED = 1234
 class Problem:
     prompt: str  # the user message, before the chat template
     answer: str  # the reference answer given to the grader
-
-
-def format_prompt(tokenizer, text: str) -> str:
-    """The user message wrapped in the model's chat template, ready for generation."""
-    return tokenizer.apply_chat_template(
-        [{"role": "user", "content": text}], add_generation_prompt=True, tokenize=False
-    )
 
 
 class ArithmeticTask:
@@ -50,6 +43,10 @@ class ArithmeticTask:
     def heldout(self) -> list[Problem]:
         return self._problems("test", self.config.heldout_size, HELDOUT_SEED)
 
+    def drop_unfit(self, fits: Callable[[str], bool]) -> int:
+        """Generated prompts are a few characters long: they always fit."""
+        return 0
+
 
 class RowsTask:
     """Problems from JSONL rows or a hub dataset; the held-out rows are split off once."""
@@ -60,14 +57,35 @@ class RowsTask:
         random.Random(HELDOUT_SEED).shuffle(problems)
         n_heldout = min(config.heldout_size, len(problems) // 5)
         self._heldout, self._train = problems[:n_heldout], problems[n_heldout:]
-        if not self._train:
-            raise ConfigError(f"task {config.path}: too few rows ({len(rows)}) to train on")
+        self._check_sizes(len(rows))
+
+    def _check_sizes(self, n_rows: int) -> None:
+        if not self._train or not self._heldout:
+            raise ConfigError(
+                f"task {self.config.path}: {n_rows} usable rows are too few; a fifth of them (at most "
+                f"task.heldout_size={self.config.heldout_size}) is held out and the rest trained on, so at least 2 "
+                "are needed"
+            )
 
     def _problem(self, row: dict, index: int) -> Problem:
         for key in (self.config.prompt_key, self.config.answer_key):
-            if key not in row:
-                raise ConfigError(f"task {self.config.path}: row {index + 1} has no field '{key}'")
+            value = row.get(key)
+            if value is None or (isinstance(value, str) and not value.strip()):
+                raise ConfigError(f"task {self.config.path}: row {index + 1} has no field '{key}' (or it is empty)")
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                raise ConfigError(
+                    f"task {self.config.path}: row {index + 1} field '{key}' is a {type(value).__name__}, "
+                    "not text or a number"
+                )
         return Problem(str(row[self.config.prompt_key]) + self.config.suffix, str(row[self.config.answer_key]))
+
+    def drop_unfit(self, fits: Callable[[str], bool]) -> int:
+        """Drop problems whose prompt does not fit the model's context; returns how many went."""
+        before = len(self._train) + len(self._heldout)
+        self._train = [p for p in self._train if fits(p.prompt)]
+        self._heldout = [p for p in self._heldout if fits(p.prompt)]
+        self._check_sizes(before)
+        return before - len(self._train) - len(self._heldout)
 
     def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:
         # Walk seeded per-epoch permutations, so every row is seen once per epoch.
@@ -86,20 +104,6 @@ class RowsTask:
         return list(self._heldout)
 
 
-def read_jsonl(path: str) -> list[dict]:
-    file = Path(path)
-    if not file.is_file():
-        raise ConfigError(f"task.path={path!r}: no such file")
-    rows = []
-    for number, line in enumerate(file.read_text().splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise ConfigError(f"task file {path} line {number} is not valid JSON") from None
-    return rows
-
-
 def read_hub_dataset(dataset_id: str, split: str) -> list[dict]:
     import datasets
 
@@ -113,5 +117,5 @@ def build_task(config: TaskConfig) -> ArithmeticTask | RowsTask:
     if config.source == "arithmetic":
         return ArithmeticTask(config)
     if config.source == "jsonl":
-        return RowsTask(config, read_jsonl(config.path))
+        return RowsTask(config, read_jsonl(config.path, what="task.path"))
     return RowsTask(config, read_hub_dataset(config.path, config.split))

@@ -1,33 +1,302 @@
-"""MLflow tracking: a local SQLite store by default, any tracking server by URI.
+"""MLflow tracking that many processes can share: checked up front, retried under load, never left RUNNING.
 
-`make_logger` returns Lightning's own `MLFlowLogger`; with `run_id` it re-attaches to an
-existing run (resume). `flatten` turns the resolved config into MLflow params.
+    check_store("sqlite:///runs/mlflow.db")           # seconds, before any model is loaded
+    logger = RunLogger(uri, "ce-gppo-harness", "ce_gppo-seed0")   # Lightning's MLFlowLogger
+    ...
+    logger.terminate("FINISHED")                      # or FAILED / KILLED, with the reason as a tag
+    with tracked_run(uri, "ce-gppo-eval", "eval-tiny") as run_id: ...   # evaluation, sweeps
+
+Stores: `sqlite:///path/mlflow.db` (one machine; artifacts go to `mlartifacts/` beside the file),
+`http(s)://host:port` of an `mlflow server` (many processes or machines; back it with PostgreSQL
+for many writers), or a database URL (`postgresql://...`, `mysql+pymysql://...`) used directly.
+
+Concurrency: a fresh SQLite file is initialised (MLflow's schema migrations) by one process at a
+time under a file lock; getting or creating an experiment tolerates another process creating it
+at the same moment; every client call is retried with exponential backoff when the store is
+momentarily busy ("database is locked"), and fails after about a minute with a message that
+says to use an `mlflow server` for that many writers.
+
+Runs: `terminate` records the outcome. Lightning's own end-of-fit `finalize` is ignored, so a run
+is FINISHED only when everything after training (held-out accuracy, model, summary) is done. A
+run whose process was killed is found by the next command in its output directory and marked
+KILLED (`close_orphan`). On resume, `RunLogger` skips (metric, step) pairs the run already holds,
+so steps recomputed after the last checkpoint are not recorded twice.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import functools
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from lightning.pytorch.loggers import MLFlowLogger
+from lightning.pytorch.utilities import rank_zero_only
+
+RETRY_SECONDS = 60.0
+_TRANSIENT = ("database is locked", "database table is locked", "deadlock", "could not serialize", "busy")
+FAILURE_TAG = "harness.failure_reason"
+
+
+class TrackingError(RuntimeError):
+    """The tracking store cannot be used (bad URI, nothing listening, store kept failing): one line."""
+
+
+def _is_transient(error: Exception) -> bool:
+    text = str(error).lower()
+    return any(marker in text for marker in _TRANSIENT)
+
+
+def sqlite_path(uri: str) -> Path | None:
+    """The database file of a `sqlite:///...` URI (None for other stores)."""
+    return Path(uri.removeprefix("sqlite:///")).expanduser().resolve() if uri.startswith("sqlite:///") else None
 
 
 def artifact_root(tracking_uri: str) -> str | None:
     """For a SQLite store, keep artifacts next to the database file (not in ./mlruns)."""
-    if tracking_uri.startswith("sqlite:///"):
-        db = Path(tracking_uri.removeprefix("sqlite:///")).resolve()
-        return (db.parent / "mlartifacts").as_uri()
-    return None
+    db = sqlite_path(tracking_uri)
+    return (db.parent / "mlartifacts").as_uri() if db is not None else None
 
 
-def make_logger(tracking_uri: str, experiment: str, run_name: str | None, run_id: str | None = None):
-    return MLFlowLogger(
-        experiment_name=experiment,
-        run_name=run_name,
-        tracking_uri=tracking_uri,
-        artifact_location=artifact_root(tracking_uri),
-        run_id=run_id,
-    )
+def _client(uri: str):
+    from mlflow import MlflowClient
+
+    return MlflowClient(uri)
+
+
+def _check_server(uri: str, timeout_s: float) -> None:
+    health = uri.rstrip("/") + "/health"
+    try:
+        urllib.request.urlopen(health, timeout=timeout_s).read()
+    except urllib.error.HTTPError as error:
+        raise TrackingError(f"{uri} answered {error.code} to {health}: is it an MLflow server?") from None
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        raise TrackingError(
+            f"no MLflow server answers at {uri} ({reason}); start one with `mlflow server --host 127.0.0.1 "
+            "--port 5000` or track locally with --tracking-uri sqlite:///mlflow.db"
+        ) from None
+
+
+@contextlib.contextmanager
+def _store_lock(db: Path) -> Iterator[None]:
+    """An exclusive lock beside a SQLite file: only one process creates or migrates its schema."""
+    with open(db.with_name(db.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def check_store(uri: str, timeout_s: float = 5.0) -> None:
+    """Make sure the store at `uri` can be written, in seconds; raise TrackingError otherwise.
+
+    SQLite: the folder is created and the schema initialised (once, under a lock). Server: its
+    /health answers. Database URL: a connection is opened."""
+    parsed = urlparse(uri)
+    scheme = parsed.scheme.split("+")[0]
+    if scheme == "sqlite":
+        db = sqlite_path(uri)
+        if db is None or not uri.removeprefix("sqlite:///"):
+            raise TrackingError(f"tracking URI {uri!r} names no database file; use sqlite:///path/to/mlflow.db")
+        try:
+            db.parent.mkdir(parents=True, exist_ok=True)
+            with _store_lock(db):
+                _client(uri).search_experiments(max_results=1)
+        except OSError as error:
+            raise TrackingError(f"cannot use the SQLite store {db}: {error.strerror or error}") from None
+        except Exception as error:  # MLflow wraps sqlite errors (not a database, read-only, ...)
+            raise TrackingError(f"cannot use the SQLite store {db}: {_first_line(error)}") from None
+    elif scheme in ("http", "https"):
+        if not parsed.netloc:
+            raise TrackingError(f"tracking URI {uri!r} has no host; use http://host:port")
+        _check_server(uri, timeout_s)
+    elif scheme in ("postgresql", "mysql", "mssql"):
+        try:
+            _with_retries(lambda: _client(uri).search_experiments(max_results=1), uri)()
+        except TrackingError:
+            raise
+        except Exception as error:
+            raise TrackingError(
+                f"cannot open the tracking database {parsed.scheme}://{parsed.hostname}: {_first_line(error)}"
+            ) from None
+    else:
+        raise TrackingError(
+            f"tracking URI {uri!r} is not supported; use sqlite:///path/mlflow.db, http://host:port of an "
+            "mlflow server, or postgresql:// / mysql+pymysql:// database URLs"
+        )
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0][:300]}" if text else type(error).__name__
+
+
+def _with_retries(call, uri: str):
+    """`call` retried with exponential backoff while the store reports a transient failure."""
+
+    @functools.wraps(call)
+    def retrying(*args, **kwargs):
+        delay, deadline = 0.05, time.monotonic() + RETRY_SECONDS
+        while True:
+            try:
+                return call(*args, **kwargs)
+            except Exception as error:
+                if not _is_transient(error):
+                    raise
+                if time.monotonic() > deadline:
+                    raise TrackingError(
+                        f"the tracking store {uri} stayed busy for {RETRY_SECONDS:.0f} s ({_first_line(error)}); "
+                        "for many writers use an `mlflow server` backed by PostgreSQL"
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    return retrying
+
+
+class RetryingClient:
+    """An MlflowClient whose every method retries transient store failures (see module docstring)."""
+
+    def __init__(self, uri: str):
+        self._client = _client(uri)
+        self._uri = uri
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        return _with_retries(attribute, self._uri) if callable(attribute) else attribute
+
+
+def get_or_create_experiment(client, name: str, uri: str) -> str:
+    """The id of experiment `name`, created if needed; safe when many processes do it at once."""
+    from mlflow.exceptions import MlflowException
+
+    for _ in range(10):
+        experiment = client.get_experiment_by_name(name)
+        if experiment is not None:
+            if experiment.lifecycle_stage == "deleted":
+                raise TrackingError(
+                    f"experiment {name!r} is deleted in {uri}; restore it (`mlflow experiments restore`) "
+                    "or choose another experiment name"
+                )
+            return experiment.experiment_id
+        try:
+            return client.create_experiment(name, artifact_location=artifact_root(uri))
+        except MlflowException:  # another process created it first: read it back
+            time.sleep(0.1)
+    raise TrackingError(f"could not get or create experiment {name!r} in {uri}")
+
+
+class RunLogger(MLFlowLogger):
+    """Lightning's MLFlowLogger on a retrying client, with explicit termination and resume dedup."""
+
+    def __init__(self, uri: str, experiment: str, run_name: str | None, run_id: str | None = None, tags=None):
+        super().__init__(experiment_name=experiment, run_name=run_name, tracking_uri=uri, run_id=run_id, tags=tags)
+        self._mlflow_client = RetryingClient(uri)
+        self.uri = uri
+        self._resumed = run_id is not None
+        self._recorded: dict[str, int] = {}  # metric -> last step the run already holds (resume only)
+        if run_id is None and rank_zero_only.rank == 0:  # other ranks never touch the store
+            self._experiment_id = get_or_create_experiment(self._mlflow_client, experiment, uri)
+
+    def _last_recorded_step(self, key: str) -> int:
+        if key not in self._recorded:
+            history = self.experiment.get_metric_history(self.run_id, key)
+            self._recorded[key] = max((m.step for m in history), default=-1)
+        return self._recorded[key]
+
+    def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
+        if self._resumed and step is not None:
+            # A killed run may hold steps past its last checkpoint: keep the first record of each.
+            metrics = {k: v for k, v in metrics.items() if step > self._last_recorded_step(k)}
+            if not metrics:
+                return
+        super().log_metrics(metrics, step)
+
+    def finalize(self, status: str = "success") -> None:
+        """Ignored: Lightning calls it when `fit` ends, before the run's last work; see `terminate`."""
+
+    def terminate(self, status: str, reason: str | None = None) -> None:
+        """End the run as FINISHED, FAILED or KILLED; a reason is stored as a tag."""
+        if not self._initialized:
+            return
+        if reason:
+            self.experiment.set_tag(self.run_id, FAILURE_TAG, reason[:5000])
+        self.experiment.set_terminated(self.run_id, status)
+
+    def reopen(self) -> None:
+        """Mark a resumed run RUNNING again (it was KILLED or FAILED when its process died)."""
+        self.experiment.update_run(self.run_id, status="RUNNING")
+
+
+def close_orphan(uri: str, run_id: str, reason: str) -> bool:
+    """Mark a run that is still RUNNING but whose process is gone as KILLED; True if it was."""
+    from mlflow.exceptions import MlflowException
+
+    client = RetryingClient(uri)
+    try:
+        run = client.get_run(run_id)
+    except MlflowException:
+        return False
+    if run.info.status != "RUNNING":
+        return False
+    client.set_tag(run_id, FAILURE_TAG, reason)
+    client.set_terminated(run_id, "KILLED")
+    return True
+
+
+@contextlib.contextmanager
+def tracked_run(
+    uri: str,
+    experiment: str,
+    run_name: str,
+    *,
+    params: dict[str, Any] | None = None,
+    tags: dict[str, str] | None = None,
+    parent_run_id: str | None = None,
+) -> Iterator[str]:
+    """A run made active for `mlflow.log_*` calls inside the block; yields its id.
+
+    Ends FINISHED when the block completes, KILLED on Ctrl-C, FAILED (with the error as a tag) on
+    any exception. With `parent_run_id` the run is nested under that one (sweep trials)."""
+    import mlflow
+
+    client = RetryingClient(uri)
+    experiment_id = get_or_create_experiment(client, experiment, uri)
+    all_tags = dict(tags or {})
+    if parent_run_id is not None:
+        all_tags["mlflow.parentRunId"] = parent_run_id
+    all_tags["mlflow.runName"] = run_name
+    run = client.create_run(experiment_id, tags=all_tags)
+    run_id = run.info.run_id
+    if params:
+        from mlflow.entities import Param
+
+        items = [Param(str(k), str(v)[:6000]) for k, v in params.items()]
+        for start in range(0, len(items), 100):
+            client.log_batch(run_id, params=items[start : start + 100])
+    mlflow.set_tracking_uri(uri)
+    status, reason = "FINISHED", None
+    try:
+        with mlflow.start_run(run_id=run_id, nested=parent_run_id is not None):
+            yield run_id
+    except KeyboardInterrupt:
+        status, reason = "KILLED", "interrupted"
+        raise
+    except BaseException as error:
+        status, reason = "FAILED", _first_line(error)
+        raise
+    finally:
+        if reason:
+            client.set_tag(run_id, FAILURE_TAG, reason)
+        client.set_terminated(run_id, status)
 
 
 def flatten(tree: dict, prefix: str = "") -> dict[str, Any]:

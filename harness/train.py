@@ -1,62 +1,56 @@
-"""`harness train`: build everything from a TrainConfig, run Lightning, write summary.json.
+"""`harness train`: build everything from a TrainConfig, run Lightning, end with a readable result.
 
     harness train --profile tiny --loss ce_gppo --loss.beta1 0.75 --output-dir runs/ce
 
-The output directory holds `checkpoints/last.ckpt` (every `run.checkpoint_every` steps),
-`run_state.json` (the MLflow run id, so `--resume` continues the same run), `rollouts.jsonl`,
-`config.yaml`, the final `model/` and `summary.json` (resolved config, MLflow run id, held-out
-accuracy before and after RL, per-step metrics).
+What the output directory holds is described in `harness.run_dir`. The order of work is chosen
+so that a mistake costs seconds and loses nothing: the config, the output directory and the
+tracking store are checked before any model is loaded; the MLflow run is created only once the
+model and the task are ready; from then on every way out (finished, stopped on non-finite
+losses, an exception, Ctrl-C) terminates the run with its outcome, and a run killed with
+SIGKILL is marked KILLED by the next command that uses its directory.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import sys
+import time
 import warnings
 from pathlib import Path
 
 import lightning as L
 import torch
-import yaml
+from lightning.pytorch.utilities import rank_zero_only
 
-from harness.checkpoints import StreamingCheckpointIO
+from benchmarks.files import atomic_directory, atomic_write_text
+from harness.checkpoints import StreamingCheckpointIO, steps_in
 from harness.config import ConfigError, to_dict
 from harness.models import cache_dir, load_model
 from harness.module import RLModule
 from harness.progress import RLProgress
+from harness.rollout import prompt_fits
+from harness.run_dir import RolloutLog, RunDirectory
+from harness.schema import TrainConfig
+from harness.summary import print_train_summary, train_summary
 from harness.tasks import build_task
-from harness.tracking import flatten, make_logger
-from harness.train_config import TrainConfig
+from harness.tracking import RunLogger, check_store, close_orphan, flatten
 from harness.validation import ValidationCallback
-from harness.warmstart import heldout_accuracy, load_or_warm_start
+from harness.warmstart import heldout_report, load_or_warm_start
 
 
 class TrainingStopped(RuntimeError):
     """Training ended early for a reason the user must see (e.g. repeated non-finite losses)."""
 
 
-def load_policy(config: TrainConfig, task):
+def load_policy(config: TrainConfig, task, log=print):
     dtype = getattr(torch, config.model.dtype)
 
     def loader(name):
         return load_model(name, dtype=dtype)
 
     if config.warmstart.steps > 0:
-        return load_or_warm_start(loader, task, config, cache_dir())
+        return load_or_warm_start(loader, task, config, cache_dir(), log)
     model, tokenizer = loader(config.model.name)
     return model, tokenizer, None
-
-
-def heldout_report(module: RLModule) -> dict:
-    """Greedy and sampled accuracy of the current policy on the held-out problems."""
-    rollout = module.config.rollout
-    problems = module.task.heldout()
-    args = (module.policy, module.tokenizer, problems, rollout.max_new_tokens)
-    return {
-        "greedy_accuracy": heldout_accuracy(*args, greedy=True),
-        "sampled_accuracy": heldout_accuracy(*args, greedy=False, temperature=rollout.temperature),
-    }
 
 
 def make_trainer(config: TrainConfig, output: Path, logger) -> L.Trainer:
@@ -71,7 +65,8 @@ def make_trainer(config: TrainConfig, output: Path, logger) -> L.Trainer:
         strategy = DDPStrategy(process_group_backend=backend, find_unused_parameters=False)
     checkpoints = L.pytorch.callbacks.ModelCheckpoint(
         dirpath=output / "checkpoints",
-        filename="step{epoch}",
+        filename="rl-step{epoch}",
+        auto_insert_metric_name=False,
         every_n_epochs=run.checkpoint_every,
         save_top_k=1,
         save_last=True,
@@ -98,86 +93,102 @@ def make_trainer(config: TrainConfig, output: Path, logger) -> L.Trainer:
     )
 
 
-def train(config: TrainConfig, resume: bool = False) -> dict:
+def prepare_run_directory(config: TrainConfig, resume: bool, log=print) -> tuple[RunDirectory, Path | None, int]:
+    """Claim the output directory and find what to resume: (run dir, checkpoint, steps it holds)."""
+    run_dir = RunDirectory(config.run.output_dir)
+    run_dir.claim()
+    found = run_dir.checkpoint()
+    if not resume:
+        if found is not None or run_dir.has_checkpoint_files():
+            raise ConfigError(
+                f"{run_dir.path} already holds a run; pass --resume to continue it or choose another --output-dir"
+            )
+        previous = run_dir.state()
+        if previous and close_orphan(previous["tracking_uri"], previous["mlflow_run_id"], "killed before a checkpoint"):
+            log(f"marked the earlier run {previous['mlflow_run_id']} in {run_dir.path} as KILLED (no checkpoint)")
+        return run_dir, None, 0
+    if found is None:
+        what = "only damaged checkpoints" if run_dir.has_checkpoint_files() else "no checkpoint"
+        raise ConfigError(f"--resume: {run_dir.checkpoints} holds {what}; start a new run without --resume")
+    checkpoint, note = found
+    if note:
+        log(note)
+    steps_done = steps_in(checkpoint)
+    run_dir.check_resumable(config, steps_done)
+    return run_dir, checkpoint, steps_done
+
+
+def train(config: TrainConfig, resume: bool = False, log=print) -> dict:
     """Run RL training as configured; returns the summary written to summary.json."""
-    output = Path(config.run.output_dir)
-    last = output / "checkpoints" / "last.ckpt"
-    state_file = output / "run_state.json"
-    if resume and not last.is_file():
-        raise ConfigError(f"--resume: no checkpoint at {last}")
-    if not resume and last.is_file():
-        raise ConfigError(f"{output} already holds a run; pass --resume to continue it or choose another --output-dir")
+    started = time.monotonic()
+    rank_zero = rank_zero_only.rank == 0  # DDP's other ranks re-run this command: they own nothing
+    run_dir, checkpoint, steps_done = (None, None, 0)
+    if rank_zero:
+        run_dir, checkpoint, steps_done = prepare_run_directory(config, resume, log)
+        check_store(config.run.tracking_uri)
     if config.run.threads:
         torch.set_num_threads(config.run.threads)
-    output.mkdir(parents=True, exist_ok=True)
     L.seed_everything(config.run.seed, verbose=False)
 
     task = build_task(config.task)
-    policy, tokenizer, warm_info = load_policy(config, task)
+    policy, tokenizer, warm_info = load_policy(config, task, log)
+    dropped = task.drop_unfit(prompt_fits(policy, tokenizer, config.rollout.max_new_tokens))
+    if dropped and rank_zero:
+        log(f"dropped {dropped} task problems whose prompt does not fit the model's context")
     reference = None
     if config.algo.kl_coef > 0:
         reference, _ = load_model(policy.name_or_path, dtype=policy.dtype)
         reference.requires_grad_(False).eval()
-    module = RLModule(config, policy, tokenizer, task, reference)
 
-    run_id = json.loads(state_file.read_text())["mlflow_run_id"] if resume and state_file.is_file() else None
-    loss_name = config.loss["name"]
-    run_name = config.run.run_name or f"{loss_name}-seed{config.run.seed}"
-    logger = make_logger(config.run.tracking_uri, config.run.experiment, run_name, run_id)
-    trainer = make_trainer(config, output, logger)
-    if trainer.is_global_zero:
-        state_file.write_text(json.dumps({"mlflow_run_id": logger.run_id}))
-        if not resume:
-            logger.log_hyperparams(flatten(to_dict(config)))
-            (output / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
-            module.heldout_before = heldout_report(module)
-            logger.log_metrics({f"heldout_before_{k}": v for k, v in module.heldout_before.items()}, step=0)
-    trainer.fit(module, ckpt_path=str(last) if resume else None)
-    if not trainer.is_global_zero:
-        return {}
-    return finish(config, module, logger, output, warm_info)
-
-
-def finish(config: TrainConfig, module: RLModule, logger, output: Path, warm_info) -> dict:
-    """Held-out accuracy after RL, final model, artifacts and summary.json (rank 0 only)."""
-    after = heldout_report(module)
-    last_step = module.history[-1]["step"] if module.history else 0
-    logger.log_metrics({f"heldout_after_{k}": v for k, v in after.items()}, step=last_step)
-    module.policy.save_pretrained(output / "model")
-    module.tokenizer.save_pretrained(output / "model")
-    with (output / "rollouts.jsonl").open("a") as sink:
-        for row in module.rollout_log:
-            sink.write(json.dumps(row) + "\n")
-    summary = {
-        "config": to_dict(config),
-        "mlflow_run_id": logger.run_id,
-        "tracking_uri": config.run.tracking_uri,
-        "status": "stopped" if module.stop_reason else "completed",
-        "stop_reason": module.stop_reason,
-        "steps_completed": len(module.history),
-        "warm_start": warm_info,
-        "heldout_before": module.heldout_before,
-        "heldout_after": after,
-        "history": module.history,
-    }
-    (output / "summary.json").write_text(json.dumps(summary, indent=1))
-    for name in ("summary.json", "config.yaml", "rollouts.jsonl"):
-        if (output / name).is_file():
-            logger.experiment.log_artifact(logger.run_id, str(output / name))
+    rollout_log = RolloutLog(run_dir.rollouts_file) if rank_zero else None
+    if rollout_log is not None:
+        rollout_log.restart_at(steps_done)
+    module = RLModule(config, policy, tokenizer, task, reference, rollout_log)
+    state = run_dir.state() if rank_zero and resume else None
+    run_name = config.run.run_name or f"{config.loss['name']}-seed{config.run.seed}"
+    logger = RunLogger(config.run.tracking_uri, config.run.experiment, run_name, state and state["mlflow_run_id"])
+    try:
+        trainer = make_trainer(config, Path(config.run.output_dir), logger)
+        if rank_zero:
+            if resume:
+                logger.reopen()
+            else:
+                run_dir.write_state(config.run.tracking_uri, config.run.experiment, logger.run_id)
+                logger.log_hyperparams(flatten(to_dict(config)))
+                run_dir.write_config(config)
+                module.heldout_before = heldout_report(module.policy, module.tokenizer, task, config.rollout)
+                logger.log_metrics({f"heldout_before_{k}": v for k, v in module.heldout_before.items()}, step=0)
+        trainer.fit(module, ckpt_path=str(checkpoint) if checkpoint else None)
+        if not trainer.is_global_zero:
+            return {}
+        summary = finish(config, module, logger, run_dir, warm_info, time.monotonic() - started)
+    except (KeyboardInterrupt, SystemExit):  # Lightning turns Ctrl-C and SIGTERM into SystemExit
+        logger.terminate("KILLED", "interrupted (Ctrl-C or SIGTERM)")
+        raise
+    except BaseException as error:
+        logger.terminate("FAILED", f"{type(error).__name__}: {error}")
+        raise
+    print_train_summary(summary, log)
     if module.stop_reason:
-        logger.finalize("FAILED")
         raise TrainingStopped(module.stop_reason)
-    logger.finalize("FINISHED")
     return summary
 
 
-def main() -> None:
-    """`python -m harness.train` is `harness train` (used by DDP's process launcher too)."""
-    from harness.cli import main as cli_main
-
-    sys.exit(cli_main(["train", *sys.argv[1:]]))
-
-
-if __name__ == "__main__":
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    main()
+def finish(config: TrainConfig, module: RLModule, logger: RunLogger, run_dir: RunDirectory, warm_info, seconds):
+    """Held-out accuracy after RL, final model, artifacts, summary.json, and the run's outcome."""
+    after = heldout_report(module.policy, module.tokenizer, module.task, config.rollout)
+    last_step = module.history[-1]["step"] if module.history else 0
+    logger.log_metrics({f"heldout_after_{k}": v for k, v in after.items()}, step=last_step)
+    with atomic_directory(run_dir.model_dir) as folder:
+        module.policy.save_pretrained(folder)
+        module.tokenizer.save_pretrained(folder)
+    summary = train_summary(config, module, logger, run_dir, warm_info, after, seconds)
+    atomic_write_text(run_dir.summary_file, json.dumps(summary, indent=1))
+    for path in (run_dir.summary_file, run_dir.config_file, run_dir.rollouts_file):
+        if path.is_file():
+            logger.experiment.log_artifact(logger.run_id, str(path))
+    if module.stop_reason:
+        logger.terminate("FAILED", module.stop_reason)
+    else:
+        logger.terminate("FINISHED")
+    return summary

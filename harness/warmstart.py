@@ -10,36 +10,44 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
 import torch
 
-from harness.rollout import HFGenerateBackend, SamplingParams
-from harness.tasks import Problem, format_prompt
-from harness.train_config import TrainConfig
+from benchmarks.files import atomic_directory, remove_stale_temporaries
+from benchmarks.grading import grade_math_batch
+from harness.rollout import HFGenerateBackend, SamplingParams, chat_prompt, sample_messages
+from harness.schema import RolloutConfig, TrainConfig
+from harness.tasks import Problem
 
 
 def heldout_accuracy(
     model, tokenizer, problems: list[Problem], max_new_tokens: int, *, greedy: bool, temperature: float = 1.0
 ) -> float:
     """Fraction of held-out problems answered correctly (one greedy or sampled answer each)."""
-    from benchmarks.grading import grade_math_batch
-
     backend = HFGenerateBackend(model, tokenizer)
-    prompts = [format_prompt(tokenizer, p.prompt) for p in problems]
-    rollouts = backend.generate(prompts, 1, SamplingParams(max_new_tokens, temperature, greedy=greedy))
+    params = SamplingParams(max_new_tokens, temperature, greedy=greedy)
+    rollouts = sample_messages(backend, tokenizer, [p.prompt for p in problems], 1, params)
     correct = grade_math_batch(rollouts.texts, [p.answer for p in problems])
     return sum(correct) / max(len(correct), 1)
+
+
+def heldout_report(model, tokenizer, task, rollout: RolloutConfig) -> dict:
+    """Greedy and sampled (at the rollout temperature) accuracy on the task's held-out problems."""
+    problems = task.heldout()
+    args = (model, tokenizer, problems, rollout.max_new_tokens)
+    return {
+        "greedy_accuracy": heldout_accuracy(*args, greedy=True),
+        "sampled_accuracy": heldout_accuracy(*args, greedy=False, temperature=rollout.temperature),
+    }
 
 
 def supervised_batch(tokenizer, problems: list[Problem]) -> dict[str, torch.Tensor]:
     """Prompt + answer + EOS, right-padded; labels only on the answer and EOS tokens."""
     rows, labels = [], []
     for problem in problems:
-        prompt = tokenizer(format_prompt(tokenizer, problem.prompt), add_special_tokens=False).input_ids
+        prompt = tokenizer(chat_prompt(tokenizer, problem.prompt), add_special_tokens=False).input_ids
         answer = tokenizer(problem.answer, add_special_tokens=False).input_ids + [tokenizer.eos_token_id]
         rows.append(prompt + answer)
         labels.append([-100] * len(prompt) + answer)
@@ -84,18 +92,15 @@ def warm_start(model, tokenizer, task, config: TrainConfig, log=print) -> dict:
 def load_or_warm_start(model_loader, task, config: TrainConfig, cache: Path, log=print):
     """(model, tokenizer, info) after the warm start, from the cache when it was done before."""
     folder = cache / "warmstart" / warm_start_key(config)
+    remove_stale_temporaries(folder.parent)  # what a warm start killed mid-save left behind
     if (folder / "warmstart.json").is_file():
         model, tokenizer = model_loader(str(folder))
         return model, tokenizer, json.loads((folder / "warmstart.json").read_text())
     model, tokenizer = model_loader(config.model.name)
     info = warm_start(model, tokenizer, task, config, log)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".tmp"))
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
-    (tmp / "warmstart.json").write_text(json.dumps(info, indent=2))
-    if folder.exists():  # another process finished the same warm start first
-        shutil.rmtree(tmp)
-    else:
-        tmp.rename(folder)
+    # replace=False: when another process finished the same warm start first, its copy stays.
+    with atomic_directory(folder, replace=False) as tmp:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / "warmstart.json").write_text(json.dumps(info, indent=2))
     return model, tokenizer, info

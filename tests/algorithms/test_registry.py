@@ -120,3 +120,43 @@ def test_on_policy_every_loss_is_the_policy_gradient(make_random, grad_of, name)
     m = batch.mask.bool()
     torch.testing.assert_close(grad_of(out.per_token, batch)[m], -batch.advantages[m])
     assert out.metrics["clip_frac"].item() == 0.0 and out.metrics["ppo_kl"].item() == 0.0
+
+
+# ---- capabilities declared on the interface (no hasattr probing outside algorithms/) ----------
+
+
+@pytest.mark.parametrize("name", ["grpo", "dapo", "cispo", "gppo", "ce_gppo"])
+def test_token_clip_losses_declare_their_bounds(name):
+    loss = get_loss(name, eps_low=0.15, eps_high=0.3)
+    assert loss.clip_bounds == (0.15, 0.3)
+
+
+def test_gspo_clips_sequences_so_declares_no_token_bounds():
+    assert get_loss("gspo").clip_bounds is None
+
+
+def test_only_ce_gppo_declares_schedulable_betas():
+    for name in LOSSES:
+        loss = get_loss(name)
+        expected = ("beta1", "beta2") if name == "ce_gppo" else ()
+        assert loss.schedulable == expected, name
+    ce = get_loss("ce_gppo", beta1=0.25)
+    assert ce.coefficients() == {"beta1": 0.25, "beta2": 1.0}
+    moved = ce.with_coefficients(beta1=0.75)
+    assert (moved.beta1, moved.beta2, moved.eps_low) == (0.75, 1.0, 0.2) and ce.beta1 == 0.25
+    with pytest.raises(ValueError, match="beta1"):
+        ce.with_coefficients(beta1=-1.0)  # the range checks run again
+    with pytest.raises(ValueError, match="cannot schedule eps_low; schedulable: beta1, beta2"):
+        ce.with_coefficients(eps_low=0.1)
+    with pytest.raises(ValueError, match="cannot schedule beta1; schedulable: none"):
+        get_loss("grpo").with_coefficients(beta1=0.5)
+
+
+def test_a_wrapped_loss_keeps_clip_bounds_and_schedule_of_its_base():
+    wrapped = get_loss("entropy_reg", base="ce_gppo", coef=0.003, eps_high=0.28, beta1=0.5)
+    assert wrapped.clip_bounds == (0.2, 0.28)
+    assert wrapped.schedulable == ("beta1", "beta2")
+    assert wrapped.coefficients() == {"beta1": 0.5, "beta2": 1.0}
+    moved = wrapped.with_coefficients(beta1=0.0)
+    assert moved.name == "entropy_reg" and moved.coef == 0.003 and moved.base.beta1 == 0.0
+    assert get_loss("entropy_reg", base="gspo").clip_bounds is None

@@ -16,10 +16,10 @@ import torch
 
 from harness.models import load_model
 from harness.module import RLModule
-from harness.rollout import Rollouts, response_mask_from_ids
-from harness.tasks import build_task, format_prompt
+from harness.rollout import Rollouts, chat_prompt, response_mask_from_ids
+from harness.schema import load_train_config
+from harness.tasks import build_task
 from harness.train import make_trainer
-from harness.train_config import load_train_config
 
 
 class FixedRollouts(RLModule):
@@ -37,7 +37,7 @@ class FixedRollouts(RLModule):
         for p in problems:
             for g in range(G):
                 text = p.answer if g % 2 == 0 else str(int(p.answer) + g)
-                prompts.append(format_prompt(tok, p.prompt))
+                prompts.append(chat_prompt(tok, p.prompt))
                 responses.append(tok(text, add_special_tokens=False).input_ids + [tok.eos_token_id])
                 answers.append(p.answer)
         enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from harness.config import ConfigError
-from harness.train_config import CONFIG_DIR, PROFILES, TrainConfig, load_train_config
+from harness.schema import CONFIG_DIR, PROFILES, TrainConfig, load_train_config
 
 
 @pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.yaml")), ids=lambda p: p.name)
@@ -52,7 +52,16 @@ def test_int_promotes_to_float_but_not_the_reverse():
         ({"loss": "nope"}, "loss='nope' is not a registered loss; valid: "),
         ({"loss.beta1": -0.5}, "loss ce_gppo: beta1"),
         ({"loss.gamma": 1}, "loss ce_gppo: "),
-        ({"algo.beta_schedule": "switch", "loss": "grpo"}, "needs a loss with beta1/beta2"),
+        ({"loss": "grpo", "loss.schedule.kind": "switch", "loss.schedule.beta1": 0.5}, "grpo cannot schedule beta1"),
+        ({"loss.schedule.kind": "switch", "loss.schedule.eps_low": 0.1}, "cannot schedule eps_low"),
+        ({"loss.schedule.kind": "sometimes", "loss.schedule.beta1": 0.5}, "loss.schedule.kind='sometimes'"),
+        ({"loss.schedule.kind": "linear", "loss.schedule.beta1": 0.5}, "steps of a 'linear' schedule"),
+        ({"loss.schedule.kind": "switch"}, "needs a target value"),
+        ({"rollout.backend": "vllm"}, "rollout.backend='vllm' is not allowed; allowed: one of 'hf'"),
+        ({"rollout.temperature": float("inf")}, "rollout.temperature=inf is not a finite number"),
+        ({"optim.lr": float("nan")}, "optim.lr=nan is not a finite number"),
+        ({"run.output_dir": ""}, "run.output_dir='' is empty"),
+        ({"algo.agg_mode": "mean"}, "allowed: one of 'token_mean', 'seq_mean_token_mean'"),
         ({"task.source": "jsonl"}, "task.path is required"),
     ],
 )
@@ -93,3 +102,51 @@ def test_cli_errors_are_one_line_with_exit_status_2(argv, message, tmp_path):
     assert message in lines[0]
     assert "Traceback" not in proc.stderr
     assert not (Path(tmp_path) / "runs").exists()  # nothing was started
+
+
+@pytest.mark.parametrize("spelling", ["1e-5", "1E-5", "1.0e-5", "0.00001", "+1e-05"])
+def test_every_float_spelling_is_a_float(spelling, tmp_path):
+    from harness.cli import split_dotted
+
+    assert load_train_config("tiny", None, split_dotted(["--optim.lr", spelling])).optim.lr == 1e-5
+    file = tmp_path / "c.yaml"
+    file.write_text(f"optim:\n  lr: {spelling}\nloss:\n  beta2: 1e9\n")
+    config = load_train_config("tiny", str(file), {})
+    assert config.optim.lr == 1e-5 and config.loss["beta2"] == 1e9
+    assert load_train_config("tiny", None, split_dotted(["--loss.beta2", "1e9"])).loss["beta2"] == 1e9
+
+
+def test_plain_words_and_integers_keep_their_types():
+    from harness.config import parse_value
+
+    assert parse_value("1") == 1 and isinstance(parse_value("1"), int)
+    assert parse_value("e5") == "e5" and parse_value("1e") == "1e" and parse_value("true") is True
+
+
+@pytest.mark.parametrize("text", ["run:\n", "run:\n  # nothing here\n", "optim: 5\n", "run:\n  steps: 4\nalgo:\n"])
+def test_a_section_without_keys_in_a_file_is_refused(text, tmp_path):
+    file = tmp_path / "c.yaml"
+    file.write_text(text)
+    with pytest.raises(ConfigError, match=r"c.yaml: '(run|optim|algo)' is") as info:
+        load_train_config("tiny", str(file), {"run.steps": 5})
+    assert "\n" not in str(info.value)
+
+
+def test_schedule_lives_next_to_the_betas_and_builds_a_beta_schedule():
+    from harness.schema import loss_and_schedule
+
+    config = load_train_config(
+        "tiny", None, {"loss.beta1": 0.0, "loss.schedule": {"kind": "switch", "step": 3, "beta1": 0.5}}
+    )
+    loss, schedule = loss_and_schedule(config.loss)
+    assert (loss.beta1, loss.beta2) == (0.0, 1.0)
+    assert [schedule.beta_at(s) for s in (0, 2, 3, 9)] == [(0.0, 1.0), (0.0, 1.0), (0.5, 1.0), (0.5, 1.0)]
+    # a wrapped CE-GPPO takes the same schedule
+    wrapped = load_train_config(
+        "tiny",
+        None,
+        {"loss": "entropy_reg", "loss.base": "ce_gppo", "loss.schedule": {"kind": "linear", "step": 4, "beta2": 0.0}},
+    )
+    _, ramp = loss_and_schedule(wrapped.loss)
+    assert ramp.beta_at(2) == (0.5, 0.5)
+    assert loss_and_schedule(load_train_config("tiny", None, {}).loss)[1] is None

@@ -64,7 +64,7 @@ def test_two_ranks_reduce_like_one():
         assert abs(combined[key] - expected[key]) < 1e-9
 
 
-def test_clipped_lp_shares_pool_micro_batches_and_skip_sequence_level_losses():
+def test_clipped_lp_shares_pool_micro_batches_skip_sequence_clips_and_follow_wrapped_losses():
     from algorithms import PolicyBatch, get_loss
     from harness.metrics import add_clipped_lp_shares
 
@@ -78,7 +78,7 @@ def test_clipped_lp_shares_pool_micro_batches_and_skip_sequence_level_losses():
         )
 
     m = StepMetrics()
-    ce = get_loss("ce_gppo")
+    ce = get_loss("ce_gppo").clip_bounds
     add_clipped_lp_shares(m, batch([0.3, 0.9, 0.5], [0.5, 0.5, 1.0], -1.0), ce, 0.5)  # clip-low: 1 LP of 2
     add_clipped_lp_shares(m, batch([0.1, 0.2], [0.6, 1.0], -1.0), ce, 0.5)  # clip-low: 1 LP of 1
     add_clipped_lp_shares(m, batch([0.1, 0.2], [1.5, 1.0], 1.0), ce, 0.5)  # clip-high: 1 LP of 1
@@ -86,6 +86,11 @@ def test_clipped_lp_shares_pool_micro_batches_and_skip_sequence_level_losses():
     assert out["clip_low_lp_share"] == pytest.approx(2 / 3) and out["clip_high_lp_share"] == 1.0
 
     untouched = StepMetrics()
-    add_clipped_lp_shares(untouched, batch([0.1], [1.5], 1.0), get_loss("gspo"), 0.5)
-    add_clipped_lp_shares(untouched, batch([0.1], [1.5], 1.0), get_loss("entropy_reg"), 0.5)
+    add_clipped_lp_shares(untouched, batch([0.1], [1.5], 1.0), get_loss("gspo").clip_bounds, 0.5)
     assert "clip_high_lp_share" not in untouched.reduce(identity)
+
+    # entropy_reg around a clipped loss keeps that loss's clip range, hence its clip-side metrics
+    wrapped = StepMetrics()
+    bounds = get_loss("entropy_reg", base="ce_gppo").clip_bounds
+    add_clipped_lp_shares(wrapped, batch([0.1, 0.2], [1.5, 1.0], 1.0), bounds, 0.5)
+    assert wrapped.reduce(identity)["clip_high_lp_share"] == 1.0

@@ -3,8 +3,7 @@
 import torch
 
 from harness.models import load_model
-from harness.rollout import HFGenerateBackend, SamplingParams, response_mask_from_ids
-from harness.tasks import format_prompt
+from harness.rollout import HFGenerateBackend, SamplingParams, chat_prompt, response_mask_from_ids
 
 
 def test_response_mask_includes_first_eos_and_flags_truncation():
@@ -19,7 +18,7 @@ def test_hf_backend_groups_and_chunks():
     model, tokenizer = load_model("tiny")
     model.train()
     backend = HFGenerateBackend(model, tokenizer, batch_size=4)  # 3 prompts x 3 = 9 rows in 3 chunks
-    prompts = [format_prompt(tokenizer, p) for p in ["1+1=", "22+33=", "7+8="]]
+    prompts = [chat_prompt(tokenizer, p) for p in ["1+1=", "22+33=", "7+8="]]
     torch.manual_seed(0)
     out = backend.generate(prompts, 3, SamplingParams(max_new_tokens=5))
     assert out.prompt_index.tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2]
@@ -39,7 +38,7 @@ def test_hf_backend_groups_and_chunks():
 def test_greedy_is_deterministic():
     model, tokenizer = load_model("tiny")
     backend = HFGenerateBackend(model, tokenizer)
-    prompt = [format_prompt(tokenizer, "12+34=")]
+    prompt = [chat_prompt(tokenizer, "12+34=")]
     a = backend.generate(prompt, 2, SamplingParams(max_new_tokens=4, greedy=True))
     b = backend.generate(prompt, 2, SamplingParams(max_new_tokens=4, greedy=True))
     assert a.texts == b.texts and a.texts[0] == a.texts[1]

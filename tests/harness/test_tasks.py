@@ -4,9 +4,10 @@ import json
 
 import pytest
 
+from benchmarks.files import DataError
 from harness.config import ConfigError
+from harness.schema import TaskConfig
 from harness.tasks import build_task
-from harness.train_config import TaskConfig
 
 
 def test_arithmetic_batches_are_reproducible_and_disjoint_from_heldout():
@@ -36,7 +37,7 @@ def test_jsonl_errors_name_file_and_line(tmp_path):
     with pytest.raises(ConfigError, match="row 2 has no field 'answer'"):
         build_task(TaskConfig(source="jsonl", path=str(path)))
     path.write_text('{"problem": "x"\n')
-    with pytest.raises(ConfigError, match="line 1 is not valid JSON"):
+    with pytest.raises(DataError, match="bad.jsonl:1: not valid JSON"):
         build_task(TaskConfig(source="jsonl", path=str(path)))
-    with pytest.raises(ConfigError, match="no such file"):
+    with pytest.raises(DataError, match="no such file"):
         build_task(TaskConfig(source="jsonl", path=str(tmp_path / "missing.jsonl")))

@@ -96,9 +96,9 @@ def run_ours(model: str, args) -> dict:
 
     from harness.models import load_model
     from harness.module import RLModule
+    from harness.schema import load_train_config
     from harness.tasks import build_task
     from harness.train import make_trainer
-    from harness.train_config import load_train_config
 
     steps = args.warmup + args.steps
     # No checkpoint inside the timed steps (a real run writes one every run.checkpoint_every steps).
@@ -179,8 +179,9 @@ def run_trl(model: str, args) -> dict:
 
     from benchmarks.grading import grade_math_batch
     from harness.models import load_model
-    from harness.tasks import build_task, format_prompt
-    from harness.train_config import load_train_config
+    from harness.rollout import chat_prompt
+    from harness.schema import load_train_config
+    from harness.tasks import build_task
 
     steps = args.warmup + args.steps
     ours = load_train_config("smol", None, matched_overrides(args, steps))
@@ -195,7 +196,7 @@ def run_trl(model: str, args) -> dict:
     load_s = time.perf_counter() - t0
     # Both sides must see the same prompt tokens.
     text = problems[0].prompt
-    ours_ids = tokenizer(format_prompt(tokenizer, text), add_special_tokens=False).input_ids
+    ours_ids = tokenizer(chat_prompt(tokenizer, text), add_special_tokens=False).input_ids
     trl_ids = tokenizer.apply_chat_template(
         [[{"role": "user", "content": text}]], add_generation_prompt=True, tokenize=True, return_dict=True
     )["input_ids"][0]

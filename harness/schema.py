@@ -1,8 +1,17 @@
-"""The training configuration tree: what `harness train` reads from a profile, a YAML file and flags.
+"""Every configuration the harness reads, declared in one place: training and evaluation.
 
-Profiles live in `harness/configs/<name>.yaml`; `load_train_config` merges profile -> file ->
-dotted overrides and validates everything (including the loss and its hyper-parameters, through
-`algorithms.get_loss`) before any work starts.
+    config = load_train_config("tiny", "my.yaml", {"loss.beta1": 0.75})   # profile -> file -> flags
+    config = build_config(EvalConfig, {"model": "runs/ce", "k": 4})
+
+Profiles live in `harness/configs/<name>.yaml`. Loading merges the layers, checks every key, type
+and range (`harness.config`) and builds the loss with `algorithms.get_loss`, so a bad value fails
+before any work starts. Choices that a registry defines (aggregation modes, KL estimators,
+schedule kinds, rollout backends) are taken from that registry, never copied.
+
+The loss section holds the loss's name, its hyper-parameters and, next to its coefficients, an
+optional schedule of the ones it declares schedulable (CE-GPPO: beta1, beta2):
+
+    loss: {name: ce_gppo, beta1: 0.0, beta2: 1.0, schedule: {kind: switch, step: 300, beta1: 0.5}}
 """
 
 from __future__ import annotations
@@ -11,10 +20,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from harness.config import ConfigError, build_config, dotted_to_nested, load_yaml, param
+from algorithms import AGG_MODES, KL_ESTIMATORS, LOSSES, SCHEDULE_KINDS, BetaSchedule, get_loss
+from harness.config import ConfigError, build_config, check_sections, deep_merge, dotted_to_nested, load_yaml, param
+from harness.rollout import ROLLOUT_BACKENDS
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 PROFILES = ("tiny", "smol", "paper")
+# What `--resume` lets change: the length of the run and knobs that do not change what is
+# computed (memory chunking, threads, bookkeeping). Anything else must match the checkpoint's run.
+RESUMABLE_KEYS = (
+    "run.steps",
+    "run.checkpoint_every",
+    "run.max_bad_steps",
+    "run.eval_every",
+    "run.eval_suite",
+    "run.eval_limit",
+    "run.eval_max_new_tokens",
+    "run.threads",
+    "run.rollout_samples",
+    "rollout.batch_size",
+    "algo.micro_batch_size",
+    "algo.logprob_chunk",
+)
 
 
 @dataclass(frozen=True)
@@ -65,8 +92,8 @@ class TaskConfig:
 
 @dataclass(frozen=True)
 class RolloutConfig:
-    backend: Literal["hf", "vllm"] = "hf"
-    """Rollout engine: Hugging Face generate (CPU/GPU) or vLLM (GPU, later issue)."""
+    backend: Literal[ROLLOUT_BACKENDS] = "hf"
+    """Rollout engine: Hugging Face generate, CPU or GPU (a vLLM backend is not built yet)."""
     prompts_per_step: int = param(64, ge=1)
     """Prompts sampled per RL step (global, across all data-parallel ranks)."""
     group_size: int = param(8, ge=2)
@@ -97,7 +124,7 @@ class RewardConfig:
 class AlgoConfig:
     advantage: Literal["group_std", "group_mean"] = "group_std"
     """Group advantage: (R-mean)/(std+1e-6) as in GRPO, or R-mean as in Dr.GRPO."""
-    agg_mode: Literal["token_mean", "seq_mean_token_mean", "seq_mean_token_sum", "seq_sum_norm"] | None = None
+    agg_mode: Literal[AGG_MODES] | None = None
     """Loss aggregation (null: the loss's own default)."""
     dynamic_sampling: bool = False
     """DAPO dynamic sampling: drop groups whose rewards are all equal."""
@@ -111,16 +138,8 @@ class AlgoConfig:
     """Sequences per chunk when computing log-probs/entropy (bounds the [B, T, V] float32 tensor)."""
     kl_coef: float = param(0.0, ge=0)
     """Weight of the KL penalty to the reference (initial) policy; 0 turns the reference off."""
-    kl_estimator: Literal["k1", "k2", "k3"] = "k3"
+    kl_estimator: Literal[tuple(KL_ESTIMATORS)] = "k3"
     """Per-token KL estimator against the reference policy."""
-    beta_schedule: Literal["constant", "switch", "linear"] = "constant"
-    """CE-GPPO beta schedule: constant, switch at `beta_switch_step`, or linear up to it."""
-    beta_switch_step: int = param(585, ge=0)
-    """Step of the switch (or end of the linear ramp) of the beta schedule (steps)."""
-    beta1_after: float = param(0.0, ge=0)
-    """beta1 after the switch / at the end of the linear ramp."""
-    beta2_after: float = param(1.0, ge=0)
-    """beta2 after the switch / at the end of the linear ramp."""
     quadrant_threshold: float = param(0.5, gt=0, lt=1)
     """Token probability below which a token counts as low-probability (LP) in quadrant stats."""
 
@@ -181,59 +200,119 @@ class TrainConfig:
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
     loss: dict[str, Any] = field(default_factory=lambda: {"name": "ce_gppo"})
-    """The policy loss: `name` plus its hyper-parameters (see `algorithms.get_loss`)."""
+    """The policy loss: `name`, its hyper-parameters (see `algorithms.get_loss`) and an optional
+    `schedule` of its schedulable coefficients."""
     algo: AlgoConfig = field(default_factory=AlgoConfig)
     optim: OptimConfig = field(default_factory=OptimConfig)
     run: RunConfig = field(default_factory=RunConfig)
 
     def __post_init__(self):
-        beta_schedule(self.algo, check_loss(self.loss))
+        loss_and_schedule(self.loss)
+        if not self.run.output_dir.strip():
+            raise ConfigError("run.output_dir='' is empty; give the run a directory of its own")
         if self.rollout.prompts_per_step * self.rollout.group_size < self.algo.mini_batches:
             raise ConfigError(
                 f"algo.mini_batches={self.algo.mini_batches} exceeds the rollout batch "
                 f"({self.rollout.prompts_per_step} x {self.rollout.group_size} sequences)"
             )
         if self.run.eval_suite:
-            from benchmarks import resolve_suite
-
-            try:
-                resolve_suite(self.run.eval_suite)
-            except ValueError as err:
-                raise ConfigError(f"run.eval_suite: {err}") from None
+            check_suite("run.eval_suite", self.run.eval_suite)
         if self.task.source != "arithmetic" and not self.task.path:
             raise ConfigError(f"task.path is required when task.source={self.task.source!r}")
 
 
-def beta_schedule(algo: AlgoConfig, loss):
-    """The BetaSchedule of a CE-GPPO-style loss (None when the schedule is constant)."""
-    from algorithms import BetaSchedule
+@dataclass(frozen=True)
+class EvalConfig:
+    model: str = "tiny"
+    """Built-in model name, local model folder, training run directory, or hub id."""
+    suite: str = "math"
+    """Suite (math, code, if, all) or comma-separated benchmark names."""
+    k: int = param(4, ge=1)
+    """Samples per problem (avg@k and pass@k)."""
+    limit: int | None = param(None, ge=1)
+    """Evaluate only the first N problems of each benchmark."""
+    max_new_tokens: int = param(1024, ge=1)
+    """Longest completion (tokens)."""
+    temperature: float = param(0.6, ge=0)
+    """Sampling temperature (0: greedy)."""
+    top_p: float = param(0.95, gt=0, le=1)
+    """Nucleus sampling mass."""
+    seed: int = 0
+    """Sampling seed."""
+    batch_size: int = param(64, ge=1)
+    """Sequences per generate call."""
+    output_dir: str = "runs/eval"
+    """Where results.json and samples.jsonl are written."""
+    data_dir: str | None = None
+    """Benchmark data folder (default: $HARNESS_BENCHMARK_DIR, else the Hugging Face Hub)."""
+    tracking_uri: str = "sqlite:///mlflow.db"
+    """MLflow tracking URI ('none' to skip tracking)."""
+    experiment: str = "ce-gppo-eval"
+    """MLflow experiment name."""
+    lm_eval: str | None = None
+    """Run this lm-eval task (comma-separated) through lm-eval's own evaluator instead."""
 
-    if algo.beta_schedule == "constant":
-        return None
-    if not hasattr(loss, "beta1"):
-        raise ConfigError(f"algo.beta_schedule={algo.beta_schedule!r} needs a loss with beta1/beta2 (ce_gppo)")
-    return BetaSchedule(
-        kind=algo.beta_schedule,
-        beta1=loss.beta1,
-        beta2=loss.beta2,
-        beta1_end=algo.beta1_after,
-        beta2_end=algo.beta2_after,
-        steps=max(algo.beta_switch_step, 1) if algo.beta_schedule == "linear" else algo.beta_switch_step,
-    )
+    def __post_init__(self):
+        if self.lm_eval is None:
+            check_suite("--suite", self.suite)
+        elif not [task for task in self.lm_eval.split(",") if task.strip()]:
+            raise ConfigError(f"--lm-eval={self.lm_eval!r} names no task")
 
 
-def check_loss(loss: dict):
-    """Validate the loss section by building it; errors become one-line ConfigErrors."""
-    from algorithms import LOSSES, get_loss
+def check_suite(key: str, suite: str) -> None:
+    from benchmarks import resolve_suite
 
-    params = dict(loss)
+    try:
+        resolve_suite(suite)
+    except ValueError as err:
+        raise ConfigError(f"{key}: {err}") from None
+
+
+def loss_and_schedule(section: dict):
+    """(the built loss, its BetaSchedule or None) from a validated-or-not loss section.
+
+    The schedule names the kind, the step, and the values the schedulable coefficients move to
+    (those it does not name keep their start value)."""
+    params = dict(section)
     name = params.pop("name", None)
+    schedule = params.pop("schedule", None)
     if name not in LOSSES:
         raise ConfigError(f"loss={name!r} is not a registered loss; valid: {', '.join(LOSSES)}")
     try:
-        return get_loss(name, **params)
+        loss = get_loss(name, **params)
     except (TypeError, ValueError) as err:
         raise ConfigError(f"loss {name}: {err}") from None
+    if schedule is None:
+        return loss, None
+    if not isinstance(schedule, dict):
+        raise ConfigError(f"loss.schedule must be a section (kind, step and target values), got {schedule!r}")
+    targets = dict(schedule)
+    kind, step = targets.pop("kind", "constant"), targets.pop("step", 0)
+    if kind not in SCHEDULE_KINDS:
+        raise ConfigError(f"loss.schedule.kind={kind!r} is not allowed; allowed: {', '.join(SCHEDULE_KINDS)}")
+    if kind == "constant":
+        if targets or step:
+            raise ConfigError("loss.schedule.kind='constant' takes no step or target values")
+        return loss, None
+    unknown = sorted(set(targets) - set(loss.schedulable))
+    if unknown:
+        allowed = ", ".join(loss.schedulable) or "nothing (it declares no schedulable coefficient)"
+        raise ConfigError(f"loss.schedule: loss {name} cannot schedule {', '.join(unknown)}; schedulable: {allowed}")
+    if not targets:
+        raise ConfigError(f"loss.schedule.kind={kind!r} needs a target value, e.g. loss.schedule.beta1")
+    start = loss.coefficients()
+    try:
+        schedule = BetaSchedule(
+            kind=kind,
+            beta1=start["beta1"],
+            beta2=start["beta2"],
+            beta1_end=targets.get("beta1"),
+            beta2_end=targets.get("beta2"),
+            steps=step,
+        )
+    except (TypeError, ValueError) as err:
+        raise ConfigError(f"loss.schedule: {err}") from None
+    return loss, schedule
 
 
 def load_train_config(
@@ -249,6 +328,7 @@ def load_train_config(
         layers.append(load_yaml(CONFIG_DIR / f"{profile}.yaml"))
     if config_file is not None:
         layers.append(load_yaml(config_file))
+        check_sections(TrainConfig, layers[-1], f"config file {config_file}")
     overrides = dict(overrides or {})
     new_loss = overrides.pop("loss", None)
     nested = dotted_to_nested(overrides)
@@ -267,5 +347,5 @@ def load_train_config(
         if not isinstance(section, dict):
             raise ConfigError(f"loss must be a section with a 'name' key, got {section!r}")
         same = section.get("name") in (None, loss.get("name"))
-        loss = {**loss, **section} if same else dict(section)
+        loss = deep_merge(loss, section) if same else dict(section)
     return build_config(TrainConfig, *layers, {"loss": loss} if loss else {})

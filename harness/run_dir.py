@@ -1,0 +1,144 @@
+"""The output directory of one `harness train` run: what it holds, who owns it, what resuming may change.
+
+    run_dir = RunDirectory("runs/ce")
+    run_dir.claim()              # refuse a file, an unwritable place, or a second live process
+    run_dir.check_resumable(config)   # a resume must continue the same run
+
+Layout: `checkpoints/` (last.ckpt and the newest rl-step<N>.ckpt), `run_state.json` (the MLflow
+store and run id, so `--resume` continues the same run), `config.yaml` (the resolved config of
+the first start), `rollouts.jsonl` (a sample of each step's completions), `model/`,
+`summary.json`, and `.lock`, held with flock by the process that owns the run (under DDP, rank 0).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+
+import yaml
+
+from benchmarks.files import atomic_file, atomic_write_text, remove_stale_temporaries
+from harness.checkpoints import latest_intact_checkpoint
+from harness.config import ConfigError, to_dict
+from harness.schema import RESUMABLE_KEYS, TrainConfig
+from harness.tracking import flatten
+
+
+class RunDirectory:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.checkpoints = self.path / "checkpoints"
+        self.state_file = self.path / "run_state.json"
+        self.config_file = self.path / "config.yaml"
+        self.rollouts_file = self.path / "rollouts.jsonl"
+        self.summary_file = self.path / "summary.json"
+        self.model_dir = self.path / "model"
+        self._lock = None
+
+    def claim(self) -> None:
+        """Create the folder and take its lock for this process; one-line errors for a file, an
+        unwritable location, or another live `harness train` in the same folder. Removes what
+        killed writers left behind (temporary files)."""
+        if self.path.exists() and not self.path.is_dir():
+            raise ConfigError(f"run.output_dir={str(self.path)!r} is a file, not a directory")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path / ".lock", "a+")
+        except OSError as error:
+            raise ConfigError(f"cannot write to run.output_dir={str(self.path)!r}: {error.strerror}") from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            owner = handle.read().strip() or "another process"
+            handle.close()
+            raise ConfigError(
+                f"{self.path} is in use by another harness train (pid {owner}); wait for it or choose another "
+                "--output-dir"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._lock = handle
+        for folder in (self.path, self.checkpoints):
+            remove_stale_temporaries(folder)
+
+    def state(self) -> dict | None:
+        """run_state.json: {"tracking_uri", "experiment", "mlflow_run_id"} of the run here, if any."""
+        if not self.state_file.is_file():
+            return None
+        try:
+            return json.loads(self.state_file.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return None
+
+    def write_state(self, tracking_uri: str, experiment: str, run_id: str) -> None:
+        state = {"tracking_uri": tracking_uri, "experiment": experiment, "mlflow_run_id": run_id}
+        atomic_write_text(self.state_file, json.dumps(state))
+
+    def write_config(self, config: TrainConfig) -> None:
+        atomic_write_text(self.config_file, yaml.safe_dump(to_dict(config), sort_keys=False))
+
+    def checkpoint(self) -> tuple[Path, str | None] | None:
+        """(the checkpoint to resume from, a note when last.ckpt was damaged), or None."""
+        return latest_intact_checkpoint(self.checkpoints)
+
+    def has_checkpoint_files(self) -> bool:
+        return self.checkpoints.is_dir() and any(self.checkpoints.glob("*.ckpt"))
+
+    def check_resumable(self, config: TrainConfig, steps_done: int) -> None:
+        """Refuse a resume that would not continue the same run (see schema.RESUMABLE_KEYS)."""
+        state = self.state() or {}
+        if state.get("tracking_uri") not in (None, config.run.tracking_uri):
+            raise ConfigError(
+                f"--resume: the run in {self.path} is tracked at {state['tracking_uri']}; resume it with that "
+                f"--tracking-uri (got {config.run.tracking_uri})"
+            )
+        if self.config_file.is_file():
+            saved = flatten(yaml.safe_load(self.config_file.read_text()) or {})
+            new = flatten(to_dict(config))
+            changed = [
+                f"{key}: {saved.get(key)!r} -> {new.get(key)!r}"
+                for key in sorted(set(saved) | set(new))
+                if saved.get(key) != new.get(key) and key not in RESUMABLE_KEYS and key != "run.output_dir"
+            ]
+            if changed:
+                raise ConfigError(
+                    f"--resume: this config differs from the run in {self.path} ({'; '.join(changed)}); a resume "
+                    f"may change only {', '.join(RESUMABLE_KEYS)}. Start a new --output-dir for another config"
+                )
+        if config.run.steps <= steps_done:
+            raise ConfigError(
+                f"--resume: the checkpoint in {self.path} already holds {steps_done} steps and run.steps="
+                f"{config.run.steps}; raise run.steps to continue training"
+            )
+
+
+class RolloutLog:
+    """rollouts.jsonl: a sample of each step's completions, appended as the step ends.
+
+    On resume the rows of steps the checkpoint does not hold (written before a kill) are dropped
+    first, so the file holds every step exactly once."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def restart_at(self, step: int) -> None:
+        """Keep only the rows of steps before `step` (0: start an empty log)."""
+        kept = []
+        if step > 0 and self.path.is_file():
+            for line in self.path.read_text().splitlines():
+                try:
+                    if json.loads(line)["step"] < step:
+                        kept.append(line + "\n")
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    continue  # a line cut short by a kill
+        with atomic_file(self.path) as sink:
+            sink.writelines(kept)
+
+    def write(self, step: int, rows: list[dict]) -> None:
+        with open(self.path, "a") as sink:
+            sink.writelines(json.dumps({"step": step, **row}) + "\n" for row in rows)
