@@ -3,8 +3,9 @@
 math-verify can only be interrupted by a signal in the main thread. Callers in other threads
 (reward functions in a data-loader or trainer thread, a thread-pooled evaluator) hand their
 answers to a worker process instead: it grades in its own main thread under the same
-interval-timer budget as `benchmarks.grading`, and the caller kills it outright if it does
-not answer within the budget plus a grace period (a C-level hang the timer cannot break).
+interval-timer budget (`benchmarks.math_check.check_in_main_thread`), and the caller kills it
+outright if it does not answer within the budget plus a grace period (a C-level hang the timer
+cannot break). `benchmarks.grading` uses this module; this module uses only `math_check`.
 
 Protocol, one JSON line each way: ``[completion, reference, timeout_s]`` ->
 ``[correct, extracted]``; the worker first prints ``"ready"`` once its imports are done.
@@ -20,6 +21,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+from benchmarks.math_check import boxed_answer, check_in_main_thread
 
 _STARTUP_TIMEOUT_S = 120.0
 _GRACE_S = 2.0
@@ -107,15 +110,13 @@ def _close_idle_workers() -> None:
 
 def check_in_subprocess(pairs: list[tuple[str, str | None]], timeout_s: float) -> list[tuple[bool, str | None]]:
     """Grade (completion, reference) pairs in a worker; an overrun scores False and respawns it."""
-    from benchmarks.grading import last_boxed_content
-
     worker: _Worker | None = _take_worker()
     results = []
     for completion, reference in pairs:
         worker = worker or _Worker()
         result = worker.check(completion, reference, timeout_s)
         if result is None:
-            result, worker = (False, last_boxed_content(completion)), None
+            result, worker = (False, boxed_answer(completion)), None
         results.append(result)
     if worker is not None:
         with _pool_lock:
@@ -124,8 +125,6 @@ def check_in_subprocess(pairs: list[tuple[str, str | None]], timeout_s: float) -
 
 
 def main() -> None:
-    from benchmarks.grading import check_in_main_thread
-
     print("ready", flush=True)
     for line in sys.stdin:
         completion, reference, timeout_s = json.loads(line)

@@ -1,14 +1,17 @@
-"""The one math grader: golden equivalences, every shipped reference, extraction, time limits."""
+"""The one math grader (`benchmarks.grading`): golden equivalences, every shipped reference, extraction,
+time limits on hostile input, long integers, non-string input, grading from many threads."""
 
 import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from benchmarks import extract_answer, get_benchmark, grade_math, grade_math_batch
+from benchmarks.grading import check_batch
 
 MATH_BENCHMARKS = ("aime24", "aime25", "hmmt25", "math500", "amc23", "amc22_23")
 PATHOLOGICAL = r"The answer is \boxed{9^{9^{9^{9}}}}"
@@ -155,3 +158,126 @@ def test_outer_alarm_survives_grading():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+# Inputs a hostile user (or a degenerate policy) can send, each graded against a 1 s budget: malformed
+# LaTeX, shapes that are quadratic or worse in a naive scan or in math-verify's regexes, huge sizes,
+# numbers that sympy would try to evaluate.
+BUDGET_S = 1.0
+HOSTILE = [
+    pytest.param("\\boxed{" * 20_000, "5", False, id="20000 unclosed boxes"),
+    pytest.param("\\boxed{" * 3_000, "5", False, id="3000 unclosed boxes"),
+    pytest.param("\\boxed{" + "{" * 50_000 + "}" * 50_000 + "}", "5", False, id="deeply nested braces"),
+    pytest.param("{" * 200_000, "5", False, id="unclosed braces"),
+    pytest.param("\\frac{" * 20_000, "5", False, id="unclosed fractions"),
+    pytest.param("\\boxed{" + "\\frac{1}{" * 5_000 + "2" + "}" * 5_000 + "}", "5", False, id="nested fractions"),
+    pytest.param("$" * 100_000, "5", False, id="dollars"),
+    pytest.param("$x$ " * 30_000, "5", False, id="inline maths"),
+    pytest.param("\\[" * 20_000, "5", False, id="display brackets"),
+    pytest.param("\\[\\boxed{a}" * 2_000, "5", False, id="boxes in brackets"),
+    pytest.param("\\[\\boxed{a" * 2_000, "5", False, id="unclosed boxes in brackets"),
+    pytest.param("1 " * 20_000, "5", False, id="spaced digits"),
+    pytest.param("1" * 1_000_000, "5", False, id="1 MB of digits"),
+    pytest.param("\\boxed{}" * 100_000, "5", False, id="empty boxes"),
+    pytest.param("\\boxed{9^{9^{9^9}}}", "5", False, id="power tower"),
+    pytest.param("10**10**10", "5", False, id="python power tower"),
+    pytest.param("\\boxed{10**10**10}", "5", False, id="boxed python power tower"),
+    pytest.param("\\boxed{3^{100000000}}", "5", False, id="huge power"),
+    pytest.param("\\boxed{\\binom{10^{9}}{10^{8}}}", "5", False, id="huge binomial"),
+    pytest.param("x + " * 50_000 + "1", "5", False, id="long expression line"),
+    pytest.param("word " * 200_000, "5", False, id="long words"),
+    pytest.param("a" * 10_000_000 + " so \\boxed{5}", "5", True, id="10 MB before the answer"),
+]
+
+
+@pytest.mark.parametrize(("completion", "reference", "expected"), HOSTILE)
+def test_hostile_input_holds_budget_main_thread(completion, reference, expected):
+    started = time.monotonic()
+    assert grade_math_batch([completion], [reference], timeout_s=BUDGET_S) == [expected]
+    assert time.monotonic() - started < BUDGET_S + 0.5
+
+
+@pytest.mark.parametrize(("completion", "reference", "expected"), HOSTILE)
+def test_hostile_input_holds_budget_other_thread(completion, reference, expected):
+    outcome = {}
+
+    def grade():
+        grade_math_batch(["\\boxed{\\frac12}"], ["0.5"])  # a worker process is started and pooled first
+        started = time.monotonic()
+        outcome["graded"] = grade_math_batch([completion], [reference], timeout_s=BUDGET_S)
+        outcome["seconds"] = time.monotonic() - started
+
+    thread = threading.Thread(target=grade)
+    thread.start()
+    thread.join(timeout=60)
+    assert outcome["graded"] == [expected]
+    assert outcome["seconds"] < BUDGET_S + 1.0
+
+
+BIG = "7" * 5_000  # past Python's 4300-digit limit on int(str)
+LONG_INTEGERS = [
+    (f"\\boxed{{{BIG}}}", BIG, True),
+    (f"\\boxed{{{BIG}}}", BIG[:-1] + "8", False),
+    (f"\\boxed{{{BIG}}}", BIG + "7", False),
+    (f"\\boxed{{-000{BIG}.000}}", f"-{BIG}", True),
+    (f"\\boxed{{+{BIG}}}", f"{BIG}.0", True),
+    (f"\\boxed{{-{BIG}}}", BIG, False),
+    (BIG, BIG, True),
+    (f"The answer is \\boxed{{{BIG}}}.", BIG, True),
+    ("\\boxed{-0}", "0", True),
+    ("\\boxed{0}", "-0.0", True),
+]
+
+
+@pytest.mark.parametrize(("completion", "reference", "expected"), LONG_INTEGERS)
+def test_long_integers_compare_exactly(completion, reference, expected):
+    assert grade_math(completion, reference) is expected
+
+
+def test_long_integers_compare_exactly_other_thread():
+    completions, references, expected = zip(*LONG_INTEGERS)
+    with ThreadPoolExecutor(1) as pool:
+        graded = pool.submit(grade_math_batch, list(completions), list(references)).result(timeout=60)
+    assert graded == list(expected)
+
+
+# A completion that is not a string is no answer; a numeric reference is read as str(reference); a
+# reference that is neither (or is empty) matches nothing. None of these raises.
+ODD_INPUTS = [
+    (None, "5", (False, None)),
+    (5, "5", (False, None)),
+    (5.0, "5", (False, None)),
+    (b"\\boxed{5}", "5", (False, None)),
+    (["\\boxed{5}"], "5", (False, None)),
+    ("\\boxed{5}", 5, (True, "5")),
+    ("\\boxed{0.5}", 0.5, (True, "0.5")),
+    ("\\boxed{27}", 27.0, (True, "27")),
+    ("\\boxed{5}", None, (False, "5")),
+    ("\\boxed{}", "", (False, "")),
+    ("\\boxed{5}", b"5", (False, "5")),
+]
+
+
+@pytest.mark.parametrize(("completion", "reference", "expected"), ODD_INPUTS)
+def test_non_string_input_is_no_answer(completion, reference, expected):
+    assert check_batch([completion], [reference]) == [expected]
+    assert grade_math(completion, reference) is expected[0]
+    assert grade_math_batch([completion], [reference]) == [expected[0]]
+
+
+def test_non_string_input_is_no_answer_other_thread():
+    completions, references, expected = zip(*ODD_INPUTS)
+    with ThreadPoolExecutor(1) as pool:
+        checked = pool.submit(check_batch, list(completions), list(references)).result(timeout=60)
+    assert checked == list(expected)
+    assert extract_answer(None) is None
+
+
+def test_eight_threads_agree_with_main_thread():
+    cheap_hostile = [p.values for p in HOSTILE if p.id in ("20000 unclosed boxes", "empty boxes", "1 MB of digits")]
+    pairs = EQUIVALENT + NOT_EQUIVALENT + [(c, r) for c, r, _ in LONG_INTEGERS + cheap_hostile]
+    completions, references = [c for c, _ in pairs], [r for _, r in pairs]
+    in_main = grade_math_batch(completions, references, timeout_s=10.0)
+    with ThreadPoolExecutor(8) as pool:
+        runs = [pool.submit(grade_math_batch, completions, references, 10.0) for _ in range(8)]
+        assert [run.result(timeout=120) for run in runs] == [in_main] * 8

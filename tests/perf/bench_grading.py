@@ -5,7 +5,8 @@ Run: ``python tests/perf/bench_grading.py [--seconds 3]`` (reads $HARNESS_BENCHM
 rewards, AIME, AMC) and LaTeX answers from MATH-500 / HMMT (math-verify with sympy), as a mix
 of correct and incorrect, short and long (~2 kB of reasoning) completions, then the LaTeX
 correct and incorrect halves apart, then the mixed LaTeX workload from another thread (graded
-in the subprocess worker).
+in the subprocess worker). Last, the seconds that each hostile input (malformed, huge, or made to
+be slow) takes against a 1 s budget, in the main thread and from another thread, and the worst.
 """
 
 import argparse
@@ -13,11 +14,29 @@ import os
 import random
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from benchmarks import generate_arithmetic, get_benchmark, grade_math_batch
 
 REASONING = "Let us think step by step. We expand, simplify and check each case carefully. " * 25
+HOSTILE_BUDGET_S = 1.0
+HOSTILE = {  # name: completion, graded against the reference "5"
+    "20000 unclosed \\boxed{": "\\boxed{" * 20_000,
+    "200000 unclosed {": "{" * 200_000,
+    "deeply nested braces": "\\boxed{" + "{" * 50_000 + "}" * 50_000 + "}",
+    "20000 unclosed \\frac{": "\\frac{" * 20_000,
+    "100000 $": "$" * 100_000,
+    "20000 \\[": "\\[" * 20_000,
+    "2000 \\[\\boxed{a": "\\[\\boxed{a" * 2_000,
+    "1 MB of digits": "1" * 1_000_000,
+    "100000 \\boxed{}": "\\boxed{}" * 100_000,
+    "\\boxed{9^{9^{9^9}}}": "\\boxed{9^{9^{9^9}}}",
+    "10**10**10": "10**10**10",
+    "\\boxed{3^{100000000}}": "\\boxed{3^{100000000}}",
+    "200000 words, no box": "word " * 200_000,
+    "10 MB, then \\boxed{5}": "a" * 10_000_000 + " so \\boxed{5}",
+}
 
 
 def completions_for(references: list[str], rng: random.Random) -> list[tuple[str, str]]:
@@ -76,6 +95,26 @@ def main() -> None:
     thread.join()
     rate, graded = outcome["result"]
     print(f"{'LaTeX answers, mixed, worker process':34s} {rate:10.0f} answers/s  ({graded} graded, other thread)")
+    hostile_seconds()
+
+
+def seconds_to_grade(completion: str) -> float:
+    started = time.perf_counter()
+    grade_math_batch([completion], ["5"], timeout_s=HOSTILE_BUDGET_S)
+    return time.perf_counter() - started
+
+
+def hostile_seconds() -> None:
+    """Wall time per hostile answer against HOSTILE_BUDGET_S, main thread and another thread."""
+    print(f"\nhostile inputs, seconds against a {HOSTILE_BUDGET_S:.0f} s budget   main thread   other thread")
+    worst_main = worst_thread = 0.0
+    with ThreadPoolExecutor(1) as other_thread:  # its worker process is already warm (see main)
+        for name, completion in HOSTILE.items():
+            main_seconds = seconds_to_grade(completion)
+            thread_seconds = other_thread.submit(seconds_to_grade, completion).result()
+            worst_main, worst_thread = max(worst_main, main_seconds), max(worst_thread, thread_seconds)
+            print(f"  {name:40s} {main_seconds:11.2f} {thread_seconds:14.2f}")
+    print(f"  {'worst':40s} {worst_main:11.2f} {worst_thread:14.2f}")
 
 
 if __name__ == "__main__":

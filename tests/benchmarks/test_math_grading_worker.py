@@ -1,0 +1,59 @@
+"""The grading worker processes (`benchmarks.math_grading_worker`): the JSON-line protocol, the pool, the
+hard kill on overrun, and the one-way imports (grading -> worker -> math_check)."""
+
+import ast
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import math_grading_worker
+from benchmarks.math_grading_worker import check_in_subprocess
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_protocol_by_hand():
+    lines = [["\\boxed{\\frac12}", "0.5", 5.0], [None, "5", 5.0], ["\\boxed{2}", None, 5.0]]
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.math_grading_worker"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.splitlines() == ["ready", '[true, "\\\\frac12"]', "[false, null]", '[false, "2"]']
+
+
+def test_pool_grades_in_order():
+    pairs = [("\\boxed{\\frac12}", "0.5"), ("\\boxed{\\sqrt{2}}", "2"), ("\\boxed{x^2}", "x \\cdot x")]
+    assert check_in_subprocess(pairs, 5.0) == [(True, "\\frac12"), (False, "\\sqrt{2}"), (True, "x^2")]
+    assert check_in_subprocess(pairs, 5.0) == [(True, "\\frac12"), (False, "\\sqrt{2}"), (True, "x^2")]
+
+
+def test_an_overrunning_worker_is_killed_and_replaced(monkeypatch):
+    # A negative grace period makes the caller give up before the worker's own timer fires.
+    monkeypatch.setattr(math_grading_worker, "_GRACE_S", -0.5)
+    started = time.monotonic()
+    graded = check_in_subprocess([("\\boxed{9^{9^{9^9}}}", "5"), ("\\boxed{\\frac12}", "0.5")], 1.0)
+    assert graded == [(False, "9^{9^{9^9}}"), (True, "\\frac12")]
+    assert time.monotonic() - started < 10  # 0.5 s before the kill, then a fresh worker starts
+
+
+def project_imports(name: str) -> set[str]:
+    """The project modules that benchmarks/<name> imports, at the top or inside functions."""
+    names = set()
+    for node in ast.walk(ast.parse((ROOT / "benchmarks" / name).read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+    return {name for name in names if name.startswith("benchmarks")}
+
+
+def test_imports_point_one_way():
+    assert project_imports("math_check.py") == set()
+    assert project_imports("math_grading_worker.py") == {"benchmarks.math_check"}
+    assert project_imports("grading.py") == {"benchmarks.math_check", "benchmarks.math_grading_worker"}
