@@ -3,18 +3,45 @@
     result = run_python("print(input()[::-1])", stdin="abc\\n", limits=SandboxLimits(timeout_s=5))
     result.passed, result.stdout  # True, "cba\\n"
 
-Each run gets a temporary directory and a fresh session; `benchmarks/sandbox_boot.py` confines
-the child before it execs ``python -I -B program.py``: limits on CPU seconds, address space,
-file size, process count and open files; Landlock (write only inside its work directory, no
-TCP, no signals outside the sandbox); as root also its own network namespace (no network), PID
-namespace (killing it kills every descendant) and mount namespace with a size-limited tmpfs
-as the work directory, and an unprivileged uid (so the process limit binds); that uid needs a
-Python that other users may execute, so a virtualenv whose interpreter lives under /root runs
-its sandboxed programs with /usr/bin/python3 (standard library only, which is all HumanEval
-and LiveCodeBench solutions may assume). At the wall-clock
-timeout the whole process group is SIGKILLed. `SandboxResult.isolation` lists what was applied.
+Each run gets a temporary directory; `benchmarks/sandbox_boot.py` confines the program and
+describes the mechanisms. `SandboxResult.isolation` lists what was applied. As root, on the
+kernels we grade on (Landlock ABI 6+, Linux 6.12+), the sandbox guarantees:
 
-Without root only the limits, Landlock and the process-group kill apply.
+* Nothing the program starts outlives the call, whatever it does with sessions, process
+  groups, double forks or signal masks: it runs in its own PID namespace under an init of
+  ours; when the program exits or its `timeout_s` runs out, init dies, the kernel kills every
+  process of the namespace, and `run_python` returns only after the namespace is empty.
+* No network and no host socket: a seccomp filter refuses socket(2) for every address
+  family (pathname and abstract UNIX sockets included; socketpair(2) works), in empty
+  network and IPC namespaces, and Landlock refuses TCP too.
+* It writes only its own folder: a private tmpfs of `disk_mb` (also $HOME and $TMPDIR).
+* It sees, read-only, only /usr, /bin, /sbin, /lib*, /etc, the interpreter's install, five
+  devices (null, zero, full, random, urandom), a /proc that shows only its own processes and
+  no host-wide files; not /tmp, /run, /dev/shm, /home, /root, /var, /sys, /work and so on.
+* It cannot signal or trace anything outside (a fresh uid per run, Landlock's scopes).
+* Each call ends within `timeout_s` plus a few milliseconds of clean-up (at worst about 2 s
+  more: a grace period for the boot process, then a kill by uid). CPU seconds, address space
+  per process, file size, process count (of the fresh uid) and open files are limited.
+
+It does not guarantee: secrecy of world-readable files under /etc and /usr; a memory limit for
+the whole tree (RLIMIT_AS is per process, so up to `processes` times `memory_mb`; no cgroup);
+anything against a kernel exploit or side channels. There is no /dev/shm, so multiprocessing
+locks and queues fail. The uid needs a Python that other users may execute, so a virtualenv
+whose interpreter lives under /root runs its sandboxed programs with /usr/bin/python3
+(standard library only, which is all HumanEval and LiveCodeBench solutions may assume).
+
+Weaker set-ups, each reported in `isolation`:
+
+* Not root, with unprivileged user namespaces (most distributions): the same namespaces,
+  private root and kill, made inside a user namespace; the program keeps the caller's uid, so
+  the process limit counts the caller's own processes too.
+* Not root, without user namespaces: limits, Landlock, seccomp and a kill of the process group
+  only. A program that leaves its group (setsid) can outlive the call, and it reads whatever
+  the caller can read. Network and sockets are still refused.
+* Root without CAP_SYS_ADMIN (a default container): no namespaces; every process of the run's
+  uid is killed after the call instead; reads are not restricted.
+* Root with no Python that other users may execute: runs as root mapped to uid 1000 in a user
+  namespace; all of the above holds except the process limit (root is exempt from it).
 """
 
 import contextlib
@@ -23,6 +50,7 @@ import json
 import math
 import os
 import random
+import select
 import signal
 import stat
 import subprocess
@@ -35,18 +63,19 @@ from pathlib import Path
 _BOOT = str(Path(__file__).with_name("sandbox_boot.py"))
 _OUTPUT_CAP_BYTES = 1 << 20
 _MB = 1 << 20
+_BOOT_GRACE_S = 1.0
 
 
 @dataclass(frozen=True)
 class SandboxLimits:
     timeout_s: float = 10.0
-    """Wall-clock seconds before the process group is killed."""
+    """Wall-clock seconds before the run, and everything it started, is killed."""
     memory_mb: int = 1024
     """Address-space limit (RLIMIT_AS)."""
     file_size_mb: int = 16
     """Largest file the program may write, stdout and stderr included (RLIMIT_FSIZE)."""
     disk_mb: int = 64
-    """Size of the private tmpfs work directory (root only)."""
+    """Size of the private tmpfs work directory (where namespaces could be made)."""
     processes: int = 32
     """Processes and threads of the sandbox uid (RLIMIT_NPROC; binds when started as root)."""
     open_files: int = 64
@@ -93,6 +122,12 @@ def _identity() -> tuple[str, int | None]:
     return interpreter, 200_000 + random.randrange(1_000_000)
 
 
+def _interpreter_dirs(interpreter: str) -> list[str]:
+    """The installs the program's interpreter needs (a venv and the Python it points to)."""
+    dirs = {os.path.dirname(os.path.dirname(p)) for p in (interpreter, os.path.realpath(interpreter))}
+    return sorted(d for d in dirs if d != "/")
+
+
 def _processes_of(uid: int) -> bool:
     """Whether a live (non-zombie) process runs as `uid`; reads /proc."""
     for status in Path("/proc").glob("[0-9]*/status"):
@@ -105,11 +140,53 @@ def _processes_of(uid: int) -> bool:
     return False
 
 
-def _wait_until_gone(uid: int, timeout_s: float = 5.0) -> None:
-    """The kernel tears a dead PID namespace down asynchronously: wait for its last process."""
+def _gone_within(uid: int, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
-    while _processes_of(uid) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    while _processes_of(uid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def _kill_everything_of(uid: int, interpreter: str) -> None:
+    """SIGKILL every process of the run's uid: the second layer, for runs without a PID
+    namespace or whose boot had to be killed. kill(-1) sent as that uid reaches all of them in
+    one system call that a fork bomb cannot outrun (the kernel walks the process list under
+    the lock that fork needs to add a process)."""
+    if _gone_within(uid, 0.2):
+        return
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(
+            [interpreter, "-I", "-S", "-c", "import os; os.kill(-1, 9)"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            env={},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=2,
+        )
+    _gone_within(uid, 1.0)
+
+
+def _exited_within(process: subprocess.Popen, timeout_s: float) -> bool:
+    """Wait up to `timeout_s` for `process` to exit, leaving it unreaped (so its pid, which
+    names its process group, cannot be reused yet). A pidfd wakes us the moment it exits;
+    Popen.wait(timeout) would poll with sleeps of up to 50 ms."""
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except OSError:  # a kernel before 5.3
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout_s)
+        return process.returncode is not None
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        return bool(poller.poll(max(timeout_s, 0) * 1000))
+    finally:
+        os.close(pidfd)
 
 
 def _read_capped(path: Path) -> str:
@@ -123,12 +200,15 @@ def run_python(source: str, *, stdin: str = "", limits: SandboxLimits = SandboxL
         root = Path(tmp)
         root.chmod(0o711)  # the sandbox uid may traverse to its work directory, not list it
         (root / "work").mkdir()
+        (root / "view").mkdir()
         (root / "program.py").write_text(source, encoding="utf-8")
         (root / "stdin").write_text(stdin, encoding="utf-8")
         interpreter, uid = _identity()
         config = {
             "interpreter": interpreter,
+            "interpreter_dirs": _interpreter_dirs(interpreter),
             "workdir": str(root / "work"),
+            "view": str(root / "view"),
             "program": str(root / "program.py"),
             "report": str(root / "isolation.json"),
             "uid": uid,
@@ -154,20 +234,26 @@ def run_python(source: str, *, stdin: str = "", limits: SandboxLimits = SandboxL
                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
                 start_new_session=True,
             )
-            try:
-                returncode, timed_out = process.wait(timeout=limits.timeout_s), False
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-                returncode, timed_out = None, True
-        if uid is not None:
-            _wait_until_gone(uid)
-        duration = time.monotonic() - started
+        timed_out = not _exited_within(process, limits.timeout_s)
+        if timed_out:  # on SIGTERM the boot SIGKILLs init and exits once the namespace is empty
+            process.terminate()
+            _exited_within(process, _BOOT_GRACE_S)
+        if process.returncode is None:  # still unreaped, so the group id is still the boot's
+            # kills a boot that did not exit in time (and init with it), and without a PID
+            # namespace whatever of the program stayed in the boot's process group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        returncode = process.wait()
         report = root / "isolation.json"
         isolation = json.loads(report.read_text()) if report.exists() and report.stat().st_size else []
+        # A boot that exited by itself has reaped the namespace's init, which the kernel allows
+        # only once every other process of the namespace is gone; in any other case the second
+        # layer kills by uid.
+        if uid is not None and (returncode < 0 or "pid_namespace" not in isolation):
+            _kill_everything_of(uid, interpreter)
+        duration = time.monotonic() - started
         return SandboxResult(
-            returncode=returncode,
+            returncode=None if timed_out else returncode,
             stdout=_read_capped(root / "stdout"),
             stderr=_read_capped(root / "stderr"),
             timed_out=timed_out,
