@@ -26,6 +26,7 @@ from benchmarks.files import DataError
 from harness.config import ConfigError, build_config, field_docs, help_rows, parse_value
 from harness.tracking import TrackingError
 
+UNSET = object()  # an eval flag not given (None would hide an explicit empty value such as --suite "")
 NOISY_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric", "mlflow", "alembic", "urllib3", "transformers")
 
 
@@ -112,7 +113,7 @@ def eval_command(args: argparse.Namespace, extra: list[str]) -> int:
     if extra:
         raise ConfigError(f"unexpected argument '{extra[0]}'; see harness eval --help")
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(EvalConfig)}
-    config = build_config(EvalConfig, {k: v for k, v in values.items() if v is not None})
+    config = build_config(EvalConfig, {k: v for k, v in values.items() if v is not UNSET})
     evaluate_model(config)
     return 0
 
@@ -126,7 +127,7 @@ def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
             "--" + fld.name.replace("_", "-"),
             dest=fld.name,
             type=parse_value,
-            default=None,
+            default=UNSET,
             help=f"{docs.get(fld.name, '')} (default: {default!r})",
         )
 

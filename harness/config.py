@@ -96,6 +96,8 @@ def load_yaml(path: str | Path) -> dict:
 
 def parse_value(text: str) -> Any:
     """Turn a command-line string into a YAML scalar (0.5 -> float, true -> bool, null -> None)."""
+    if not text.strip():
+        return text  # an empty value typed on the command line stays an empty string, never null
     try:
         return yaml.load(text, Loader=_YAMLLoader)
     except yaml.YAMLError:

@@ -42,15 +42,23 @@ def make_sampler(model, tokenizer, *, max_new_tokens: int, temperature: float, t
     return sample
 
 
-def run_lm_eval_task(model, tokenizer, config: EvalConfig, log=print) -> dict:
-    """`--lm-eval TASKS`: lm-eval's own evaluator; its results are printed and written as JSON."""
-    from benchmarks.lm_eval_bridge import run_lm_eval
+def lm_eval_tasks(config: EvalConfig) -> list[str]:
+    """The `--lm-eval` task names, checked against lm-eval's index before any model is loaded."""
+    from benchmarks.lm_eval_bridge import check_lm_eval_tasks
 
     tasks = [task.strip() for task in config.lm_eval.split(",") if task.strip()]
     try:
-        results = run_lm_eval(model, tokenizer, tasks, limit=config.limit)
+        check_lm_eval_tasks(tasks)
     except ValueError as error:
         raise ConfigError(str(error)) from None
+    return tasks
+
+
+def run_lm_eval_task(model, tokenizer, tasks: list[str], config: EvalConfig, log=print) -> dict:
+    """`--lm-eval TASKS`: lm-eval's own evaluator; its results are printed and written as JSON."""
+    from benchmarks.lm_eval_bridge import run_lm_eval
+
+    results = run_lm_eval(model, tokenizer, tasks, limit=config.limit)
     output = Path(config.output_dir)
     atomic_write_text(output / "lm_eval_results.json", json.dumps(results.get("results", {}), indent=2, default=str))
     for task, metrics in results.get("results", {}).items():
@@ -67,10 +75,11 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
     output = Path(config.output_dir)
     if output.exists() and not output.is_dir():
         raise ConfigError(f"--output-dir={str(output)!r} is a file, not a directory")
+    tasks = lm_eval_tasks(config) if config.lm_eval else None
     model, tokenizer = load_model(config.model)
     model.eval()
-    if config.lm_eval:
-        return run_lm_eval_task(model, tokenizer, config, log)
+    if tasks:
+        return run_lm_eval_task(model, tokenizer, tasks, config, log)
     benchmarks = resolve_suite(config.suite)
     torch.manual_seed(config.seed)
     sampler = make_sampler(

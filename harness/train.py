@@ -122,6 +122,7 @@ def train(config: TrainConfig, resume: bool = False, log=print) -> dict:
     """Run RL training as configured; returns the summary written to summary.json."""
     started = time.monotonic()
     rank_zero = rank_zero_only.rank == 0  # DDP's other ranks re-run this command: they own nothing
+    task = build_task(config.task)  # a bad data file fails before anything is created
     run_dir, checkpoint, steps_done = (None, None, 0)
     if rank_zero:
         run_dir, checkpoint, steps_done = prepare_run_directory(config, resume, log)
@@ -130,7 +131,6 @@ def train(config: TrainConfig, resume: bool = False, log=print) -> dict:
         torch.set_num_threads(config.run.threads)
     L.seed_everything(config.run.seed, verbose=False)
 
-    task = build_task(config.task)
     policy, tokenizer, warm_info = load_policy(config, task, log)
     dropped = task.drop_unfit(prompt_fits(policy, tokenizer, config.rollout.max_new_tokens))
     if dropped and rank_zero:

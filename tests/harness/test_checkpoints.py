@@ -30,3 +30,35 @@ def test_failed_save_keeps_the_previous_checkpoint_and_leaves_no_temporary(tmp_p
 def test_storage_options_are_refused(tmp_path):
     with pytest.raises(TypeError, match="storage_options"):
         StreamingCheckpointIO().save_checkpoint({}, tmp_path / "x.ckpt", storage_options={"a": 1})
+
+
+def test_damage_is_found_without_unpickling(tmp_path):
+    from harness.checkpoints import damage
+
+    good = tmp_path / "good.ckpt"
+    StreamingCheckpointIO().save_checkpoint({"epoch": 1, "w": torch.ones(3)}, good)
+    assert damage(good) is None
+    cases = {"empty": b"", "truncated or not a torch checkpoint": good.read_bytes()[:40], "garbage": b"x" * 999}
+    for expected, content in cases.items():
+        path = tmp_path / "bad.ckpt"
+        path.write_bytes(content)
+        assert damage(path) == ("truncated or not a torch checkpoint" if expected == "garbage" else expected)
+
+
+def test_newest_intact_checkpoint_is_chosen_with_a_note(tmp_path):
+    from harness.checkpoints import latest_intact_checkpoint, steps_in
+
+    io = StreamingCheckpointIO()
+    assert latest_intact_checkpoint(tmp_path) is None
+    io.save_checkpoint({"epoch": 3}, tmp_path / "rl-step3.ckpt")
+    io.save_checkpoint({"epoch": 7}, tmp_path / "rl-step7.ckpt")
+    io.save_checkpoint({"epoch": 7}, tmp_path / "last.ckpt")
+    assert latest_intact_checkpoint(tmp_path) == (tmp_path / "last.ckpt", None)
+    (tmp_path / "last.ckpt").write_bytes(b"")
+    (tmp_path / "rl-step7.ckpt").write_bytes(b"junk")
+    path, note = latest_intact_checkpoint(tmp_path)
+    assert path == tmp_path / "rl-step3.ckpt" and steps_in(path) == 4
+    assert note == (
+        "last.ckpt is damaged (empty); rl-step7.ckpt is damaged (truncated or not a torch checkpoint); "
+        "resuming from rl-step3.ckpt"
+    )

@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 
 def run(*argv):
     return subprocess.run([sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True)
@@ -31,3 +33,119 @@ def test_models_lists_builtins_with_parameter_counts():
     smol = int(rows["smollm2-135m-instruct"].replace(",", ""))
     assert 100_000 <= tiny <= 2_000_000
     assert 130_000_000 <= smol <= 140_000_000
+
+
+def test_train_ends_with_a_summary_and_stays_quiet(tmp_path):
+    args = [
+        "train",
+        "--profile",
+        "tiny",
+        "--run.steps",
+        "2",
+        "--rollout.prompts_per_step",
+        "4",
+        "--algo.mini_batches",
+        "1",
+        "--output-dir",
+        str(tmp_path / "run"),
+        "--tracking-uri",
+        f"sqlite:///{tmp_path}/mlflow.db",
+    ]
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "harness train: completed: 2 steps of ce_gppo (seed 0)" in out
+    for line in (
+        "held-out accuracy   greedy",
+        "entropy             end",
+        "max ppo_kl",
+        "skipped updates 0",
+        str(tmp_path / "run" / "summary.json"),
+        "MLflow run",
+        f"mlflow ui --backend-store-uri sqlite:///{tmp_path}/mlflow.db",
+    ):
+        assert line in out, line
+    noise = ("GPU available", "TPU available", "litlogger", "INFO mlflow", "Trainer.fit", "Warning", "warn")
+    assert not [n for n in noise if n in proc.stderr + out], proc.stderr
+
+    verbose = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness.cli",
+            *args[:-4],
+            "--output-dir",
+            str(tmp_path / "v"),
+            "--tracking-uri",
+            f"sqlite:///{tmp_path}/mlflow2.db",
+            "--verbose",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert verbose.returncode == 0 and "GPU available" in verbose.stderr + verbose.stdout
+
+
+def test_eval_prints_the_table_and_where_the_files_are(tmp_path):
+    proc = run(
+        "eval",
+        "--model",
+        "tiny",
+        "--suite",
+        "arith_l1_compact,amc23",
+        "--k",
+        "2",
+        "--limit",
+        "3",
+        "--max-new-tokens",
+        "4",
+        "--output-dir",
+        str(tmp_path / "eval"),
+        "--tracking-uri",
+        "none",
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("benchmark"))
+    assert "avg@2 ± se (%)" in header and "pass@2 (%)" in header
+    assert any(line.startswith("arith_l1_compact") for line in lines)
+    assert any(line.startswith("suite mean") for line in lines)
+    assert f"results: {tmp_path / 'eval' / 'results.json'}" in proc.stdout
+    assert "grading" not in proc.stdout.replace("grading_", "")  # no bar left saying it is grading
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["train", "--profile", "tiny", "--output-dir", ""], "run.output_dir='' is empty"),
+        (["train", "--profile", "tiny", "--output-dir", "afile"], "is a file, not a directory"),
+        (["train", "--profile", "tiny", "--tracking-uri", "garbage://x"], "is not supported"),
+        (["train", "--profile", "tiny", "--tracking-uri", "::::"], "is not supported"),
+        (["train", "--profile", "tiny", "--tracking-uri", "http://127.0.0.1:9"], "no MLflow server answers"),
+        (["train", "--profile", "tiny", "--rollout.temperature", ".inf"], "is not a finite number"),
+        (["train", "--profile", "tiny", "--rollout.backend", "vllm"], "rollout.backend='vllm' is not allowed"),
+        (["train", "--profile", "tiny", "--config", "bare.yaml"], "'run' is empty"),
+        (
+            ["train", "--profile", "tiny", "--task.source", "jsonl", "--task.path", "bad.jsonl"],
+            "bad.jsonl:1: not UTF-8",
+        ),
+        (["eval", "--suite", ""], "no benchmark or suite named"),
+        (["eval", "--suite", "math,"], "empty benchmark or suite name"),
+        (["eval", "--lm-eval", "nosuchtask", "--tracking-uri", "none"], "unknown lm-eval task"),
+        (["eval", "--model", "broken", "--tracking-uri", "none"], "config.json is not valid JSON"),
+        (["eval", "--model", "tiny", "--output-dir", "afile", "--tracking-uri", "none"], "is a file"),
+        (["models", "--bogus"], "takes no options"),
+    ],
+)
+def test_user_mistakes_are_one_line_errors(argv, message, tmp_path):
+    (tmp_path / "afile").write_text("not a folder")
+    (tmp_path / "bare.yaml").write_text("run:\n")
+    (tmp_path / "bad.jsonl").write_bytes(b'{"problem": "\xff\xfe", "answer": "1"}\n')
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "config.json").write_text("{oops")
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "mlflow.db").exists()  # nothing was tracked

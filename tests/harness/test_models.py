@@ -3,13 +3,9 @@
 import pytest
 import torch
 
+from harness.config import ConfigError
 from harness.models import build_tiny, load_model
-
-
-def chat_prompt(tokenizer, text):
-    return tokenizer.apply_chat_template(
-        [{"role": "user", "content": text}], add_generation_prompt=True, tokenize=False
-    )
+from harness.rollout import chat_prompt
 
 
 def roundtrip(model, tokenizer, tmp_path):
@@ -68,3 +64,28 @@ def test_unknown_model_is_a_clear_error():
 
     with pytest.raises(ConfigError, match="neither a built-in"):
         load_model("no-such-org/no-such-model")
+
+
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ({"config.json": "{not json"}, "config.json is not valid JSON"),
+        ({"config.json": "[1, 2]"}, "config.json has no 'model_type'"),
+        ({"config.json": '{"model_type": "llama"}'}, "has no tokenizer (none of tokenizer.json"),
+        ({"config.json": '{"model_type": "llama"}', "tokenizer.json": "{}"}, "cannot be loaded"),
+    ],
+)
+def test_broken_model_folders_are_one_line_errors(files, message, tmp_path):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_model(str(tmp_path))
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_run_directory_resolves_to_its_model(tmp_path):
+    model, tokenizer = load_model("tiny")
+    model.save_pretrained(tmp_path / "model")
+    tokenizer.save_pretrained(tmp_path / "model")
+    loaded, _ = load_model(str(tmp_path))
+    assert loaded.config.hidden_size == model.config.hidden_size

@@ -41,3 +41,37 @@ def test_jsonl_errors_name_file_and_line(tmp_path):
         build_task(TaskConfig(source="jsonl", path=str(path)))
     with pytest.raises(DataError, match="no such file"):
         build_task(TaskConfig(source="jsonl", path=str(tmp_path / "missing.jsonl")))
+
+
+@pytest.mark.parametrize(
+    "content, error, message",
+    [
+        (b'{"problem": "\xff", "answer": "1"}\n', DataError, "rows.jsonl:1: not UTF-8 text"),
+        (b'"just text"\n', DataError, "rows.jsonl:1: expected a JSON object, got str"),
+        (b"42\n", DataError, "rows.jsonl:1: expected a JSON object, got int"),
+        (b"", DataError, "holds no rows"),
+        (b'{"problem": "x", "answer": null}\n' * 10, ConfigError, "row 1 has no field 'answer' (or it is empty)"),
+        (b'{"problem": ["x"], "answer": "1"}\n' * 10, ConfigError, "row 1 field 'problem' is a list"),
+        (b'{"problem": "x", "answer": "1"}\n', ConfigError, "1 usable rows are too few"),
+        (b'{"problem": "x", "answer": "1"}\n' * 4, ConfigError, "4 usable rows are too few"),
+    ],
+)
+def test_bad_task_files_are_one_line_errors(content, error, message, tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(error) as info:
+        build_task(TaskConfig(source="jsonl", path=str(path)))
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_prompts_too_long_for_the_model_are_dropped_and_counted(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    rows = [{"problem": ("x" * 400_000 if i % 3 == 0 else f"q{i}"), "answer": str(i)} for i in range(30)]
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    task = build_task(TaskConfig(source="jsonl", path=str(path), heldout_size=5))
+    dropped = task.drop_unfit(lambda prompt: len(prompt) < 1000)
+    assert dropped == 10
+    assert all(len(p.prompt) < 1000 for p in task.heldout() + task.train_batch(0, 40, seed=0))
+    with pytest.raises(ConfigError, match="too few"):
+        task.drop_unfit(lambda prompt: False)
+    assert build_task(TaskConfig(level=1)).drop_unfit(lambda prompt: False) == 0  # generated prompts always fit
