@@ -9,8 +9,9 @@ NLTK's search path. An existing punkt_tab installation is used as it is.
 """
 
 import os
-import tempfile
 from pathlib import Path
+
+from benchmarks.files import atomic_directory
 
 
 def _cache_root() -> Path:
@@ -51,14 +52,8 @@ def ensure_punkt_tab() -> None:
     root = _cache_root()
     target = root / "tokenizers" / "punkt_tab" / "english"
     if not target.is_dir():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".english-", dir=target.parent))
-        _write_english_model(staging)
-        try:
-            staging.rename(target)  # atomic: concurrent first uses never see a half-written model
-        except OSError:  # another process won the race
-            for path in staging.iterdir():
-                path.unlink()
-            staging.rmdir()
+        # replace=False: concurrent first uses never see a half-written model, and the first wins
+        with atomic_directory(target, replace=False) as staging:
+            _write_english_model(staging)
     if str(root) not in nltk.data.path:
         nltk.data.path.append(str(root))

@@ -110,7 +110,10 @@ class RunDirectory:
                     f"--resume: this config differs from the run in {self.path} ({'; '.join(changed)}); a resume "
                     f"may change only {', '.join(RESUMABLE_KEYS)}. Start a new --output-dir for another config"
                 )
-        if config.run.steps <= steps_done:
+        # Equal counts with no summary yet: the run was killed after its last step, while writing
+        # the final model or summary; resuming does just that remaining work.
+        finished = config.run.steps == steps_done and self.summary_file.is_file()
+        if config.run.steps < steps_done or finished:
             raise ConfigError(
                 f"--resume: the checkpoint in {self.path} already holds {steps_done} steps and run.steps="
                 f"{config.run.steps}; raise run.steps to continue training"

@@ -220,3 +220,25 @@ def finished_run(tmp_path_factory):
     out, uri = root / "run", f"sqlite:///{root}/mlflow.db"
     assert subprocess.run(train_args(out, uri, steps=4, every=2), capture_output=True).returncode == 0
     return out, uri
+
+
+def test_killed_while_writing_the_final_model_resume_finishes_the_run(tmp_path):
+    out, uri = tmp_path / "run", f"sqlite:///{tmp_path}/mlflow.db"
+    args = train_args(out, uri, steps=4, every=2)
+    assert subprocess.run(args, capture_output=True).returncode == 0
+    rollouts = (out / "rollouts.jsonl").read_text()
+    # what a kill between the last checkpoint and the end leaves: no summary, a half model
+    (out / "summary.json").unlink()
+    for file in (out / "model").iterdir():
+        file.unlink()
+    run_id = json.loads((out / "run_state.json").read_text())["mlflow_run_id"]
+    mlflow.MlflowClient(uri).set_terminated(run_id, "KILLED")
+    resumed = subprocess.run([*args, "--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and [h["step"] for h in summary["history"]] == [0, 1, 2, 3]
+    assert (out / "model" / "config.json").is_file()
+    assert (out / "rollouts.jsonl").read_text() == rollouts  # nothing lost, nothing repeated
+    assert mlflow.MlflowClient(uri).get_run(run_id).info.status == "FINISHED"
+    again = subprocess.run([*args, "--resume"], capture_output=True, text=True)
+    assert again.returncode == 2 and "already holds 4 steps" in again.stderr
