@@ -13,7 +13,7 @@ ifneq ($(wildcard $(BENCH_DIR)),)
 export HARNESS_BENCHMARK_DIR ?= $(BENCH_DIR)
 endif
 
-.PHONY: install test lint perf clean
+.PHONY: install test lint perf sweep reproduce-table1 leaderboard clean
 
 install: $(STAMP)
 
@@ -40,6 +40,23 @@ perf: install
 	$(PY) tests/perf/bench_losses.py
 	$(PY) tests/perf/bench_grading.py
 	$(PY) tests/perf/bench_train_step.py
+	$(PY) tests/perf/bench_sweep.py
+
+# CE-GPPO's beta1 x beta2 grid (the paper's 15 points) on the tiny profile: about 20 minutes on
+# 2 CPU cores. SWEEP_ARGS adds flags, e.g. SWEEP_ARGS="--workers 1 --run.steps 100".
+SWEEP_CONFIG ?= sweeps/configs/beta_grid.yaml
+
+# The paper's Table 1: the tiny profile without a GPU (5 paired seeds x 600 steps), paper with one.
+# PROFILE=, SEEDS=, STEPS=, ROWS= (e.g. ROWS=all) override; a second run skips what is done.
+reproduce-table1: install
+	$(VENV)/bin/harness table1 $(if $(PROFILE),--profile $(PROFILE)) $(if $(SEEDS),--seeds $(SEEDS)) \
+	  $(if $(STEPS),--steps $(STEPS)) $(if $(ROWS),--rows $(ROWS)) $(TABLE1_ARGS)
+
+# Every finished training run of the default store, grouped and ranked (runs/leaderboard/).
+leaderboard: install
+	$(VENV)/bin/harness leaderboard $(LEADERBOARD_ARGS)
+sweep: install
+	$(VENV)/bin/harness sweep --config $(SWEEP_CONFIG) $(SWEEP_ARGS)
 
 clean:
 	rm -rf $(VENV) .cache runs mlflow.db

@@ -3,6 +3,12 @@
     harness models                                   # built-in models and parameter counts
     harness train --profile tiny --loss ce_gppo --loss.beta1 0.75
     harness eval --model tiny --suite math --k 2 --limit 5
+    harness sweep --config sweeps/configs/beta_grid.yaml   # added by the sweeps package
+
+Packages built on the harness add sub-commands without the harness importing them (imports point
+sweeps -> harness): each names a function in the entry-point group `harness.commands` of
+pyproject.toml; called with the sub-parsers and the common options, it adds its parser and returns
+the plain function that runs the command.
 
 User mistakes (unknown key, wrong type, out-of-range value, a missing or malformed file, an
 unreachable tracking store) print one line and exit with status 2; nothing already written is
@@ -42,6 +48,7 @@ def quiet_libraries(verbose: bool) -> None:
     if verbose:
         return
     os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")  # MLflow resets its logger's level on import
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     for name in NOISY_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
     for category in (DeprecationWarning, FutureWarning, PendingDeprecationWarning):
@@ -118,6 +125,70 @@ def eval_command(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+def default_table_profile() -> str:
+    """`tiny` on a machine without a GPU, `paper` with one."""
+    import torch
+
+    return "paper" if torch.cuda.is_available() else "tiny"
+
+
+def table1_command(args: argparse.Namespace, extra: list[str]) -> int:
+    """Reproduce the paper's Table 1 (and, with --rows, Table 2 and the ablations) with the claims and figures."""
+    from harness.reports.plan import select_rows
+    from harness.reports.table1 import reproduce
+
+    if extra:
+        raise ConfigError(f"unexpected argument '{extra[0]}'; see harness table1 --help")
+    for name in ("seeds", "steps", "jobs"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise ConfigError(f"--{name}={value} is out of range; allowed: >= 1")
+    try:
+        rows = select_rows(args.rows)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    profile = args.profile or default_table_profile()
+    reproduce(
+        profile,
+        rows,
+        args.seeds,
+        args.steps,
+        args.jobs,
+        args.output_dir or f"runs/table1-{profile}",
+        args.tracking_uri or "sqlite:///mlflow.db",
+    )
+    return 0
+
+
+def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
+    """Rank every tracked training run by algorithm and hyper-parameters (Markdown, CSV, HTML)."""
+    import datetime as dt
+
+    from harness.reports.leaderboard import Filters, leaderboard
+    from harness.reports.plan import PROFILES
+    from harness.tracking import check_store
+
+    if extra:
+        raise ConfigError(f"unexpected argument '{extra[0]}'; see harness leaderboard --help")
+    tags = []
+    for item in args.tag or []:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ConfigError(f"--tag {item!r} must look like KEY=VALUE")
+        tags.append((key, value))
+    if args.profile and args.profile not in PROFILES:
+        raise ConfigError(f"--profile={args.profile!r} is not known; valid: {', '.join(PROFILES)}")
+    try:
+        since = dt.date.fromisoformat(args.since) if args.since else None
+    except ValueError:
+        raise ConfigError(f"--since={args.since!r} is not a date; use YYYY-MM-DD") from None
+    uri = args.tracking_uri or "sqlite:///mlflow.db"
+    check_store(uri)
+    filters = Filters(tuple(args.experiment or ()), args.profile, tuple(tags), since)
+    leaderboard(uri, filters, args.output_dir or "runs/leaderboard")
+    return 0
+
+
 def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
     """One --flag per field of a flat config dataclass; values are validated by build_config."""
     docs = field_docs(cls)
@@ -173,6 +244,24 @@ def build_parser() -> OneLineParser:
 
     evaluate = commands.add_parser("eval", help=eval_command.__doc__, parents=[common])
     add_flags(evaluate, EvalConfig)
+
+    table1 = commands.add_parser("table1", help=table1_command.__doc__, parents=[common])
+    table1.add_argument("--profile", help="tiny (CPU, default without a GPU), smol (SmolLM2, CPU), paper (GPU default)")
+    table1.add_argument("--rows", default="table1", help="also: table2, entropy, betas, switch, all, or row labels")
+    table1.add_argument("--seeds", type=int, help="paired seeds per row (default: the profile's; tiny 5)")
+    table1.add_argument("--steps", type=int, help="RL steps per run (default: the profile's; tiny 600)")
+    table1.add_argument("--jobs", type=int, help="runs at once (default: the core count; one thread each)")
+    table1.add_argument("--output-dir", help="runs, report and figures (default runs/table1-<profile>)")
+    table1.add_argument("--tracking-uri", help="MLflow store (default sqlite:///mlflow.db)")
+
+    board = commands.add_parser("leaderboard", help=leaderboard_command.__doc__, parents=[common])
+    board.add_argument("--tracking-uri", help="MLflow store (default sqlite:///mlflow.db)")
+    board.add_argument("--experiment", action="append", help="only this experiment (repeatable)")
+    board.add_argument("--profile", help="only runs of this training profile's model (tiny, smol, paper)")
+    board.add_argument("--tag", action="append", help="only runs with tag KEY=VALUE (repeatable)")
+    board.add_argument("--since", help="only runs started on or after this date (YYYY-MM-DD)")
+    board.add_argument("--output-dir", help="where leaderboard.md/.csv/.html go (default runs/leaderboard)")
+    add_plugin_commands(commands, common)
     return parser
 
 
@@ -180,7 +269,17 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, list[str]], int]] = {
     "models": models_command,
     "train": train_command,
     "eval": eval_command,
+    "table1": table1_command,
+    "leaderboard": leaderboard_command,
 }
+
+
+def add_plugin_commands(commands, common: argparse.ArgumentParser) -> None:
+    """Sub-commands registered by other packages in the entry-point group `harness.commands`."""
+    from importlib.metadata import entry_points
+
+    for entry in sorted(entry_points(group="harness.commands"), key=lambda e: e.name):
+        COMMANDS[entry.name] = entry.load()(commands, common)
 
 
 def _terminate_as_interrupt(signum, frame) -> None:

@@ -29,6 +29,8 @@ from harness.rollout import HFGenerateBackend, SamplingParams, prompt_fits, samp
 from harness.schema import EvalConfig
 from harness.tracking import check_store, tracked_run
 
+TRAIN_RUN_TAG = "harness.train_run_id"  # on an evaluation run: the training run that made the model
+
 
 def make_sampler(model, tokenizer, *, max_new_tokens: int, temperature: float, top_p: float, batch_size: int = 64):
     """prompts (user messages) x n -> completions, with the given sampling (temperature 0: greedy)."""
@@ -68,6 +70,17 @@ def run_lm_eval_task(model, tokenizer, tasks: list[str], config: EvalConfig, log
     return results
 
 
+def trained_by(model: str) -> dict[str, str]:
+    """{"harness.train_run_id": id} when the model is a training run's output directory."""
+    state = Path(model) / "run_state.json"
+    if not state.is_file():
+        return {}
+    try:
+        return {TRAIN_RUN_TAG: json.loads(state.read_text())["mlflow_run_id"]}
+    except (json.JSONDecodeError, KeyError, UnicodeDecodeError):
+        return {}
+
+
 def evaluate_model(config: EvalConfig, log=print) -> dict:
     """Evaluate as configured; returns the results dict written to results.json."""
     if config.tracking_uri != "none":
@@ -102,7 +115,9 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
     )
     if config.tracking_uri != "none":
         name = f"eval-{Path(config.model).name}-{config.suite}"
-        with tracked_run(config.tracking_uri, config.experiment, name, params=asdict(config)) as run_id:
+        params = {k: v for k, v in asdict(config).items() if k != "tags"}
+        tags = {**trained_by(config.model), **{str(k): str(v) for k, v in config.tags.items()}}
+        with tracked_run(config.tracking_uri, config.experiment, name, params=params, tags=tags) as run_id:
             log_to_mlflow(results, output)
             results["mlflow_run_id"] = run_id
     log(format_results(results))

@@ -40,7 +40,9 @@ def response_logprobs(
             use_cache=False,
             logits_to_keep=response_length + 1,
         )
-        logits = out.logits[:, :-1].float() / temperature  # [c, T, V]
+        logits = out.logits[:, :-1].float()  # [c, T, V]
+        if temperature != 1.0:
+            logits = logits / temperature  # the distribution the rollouts were sampled from
         targets = ids[:, prompt_length:]  # [c, T]
         log_norm = torch.logsumexp(logits, dim=-1)  # [c, T]
         logps.append(logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - log_norm)  # [c, T]

@@ -38,6 +38,7 @@ RESUMABLE_KEYS = (
     "run.eval_max_new_tokens",
     "run.threads",
     "run.rollout_samples",
+    "run.tags",
     "rollout.batch_size",
     "algo.micro_batch_size",
     "algo.logprob_chunk",
@@ -170,6 +171,8 @@ class RunConfig:
     """MLflow experiment name."""
     run_name: str | None = None
     """MLflow run name (null: derived from loss and seed)."""
+    tags: dict[str, str] = field(default_factory=dict)
+    """MLflow tags set on the run when it is created (e.g. {project: betas}; the leaderboard filters on them)."""
     checkpoint_every: int = param(50, ge=1)
     """RL steps between checkpoints."""
     max_bad_steps: int = param(3, ge=1)
@@ -251,6 +254,8 @@ class EvalConfig:
     """MLflow experiment name."""
     lm_eval: str | None = None
     """Run this lm-eval task (comma-separated) through lm-eval's own evaluator instead."""
+    tags: dict[str, str] = field(default_factory=dict)
+    """MLflow tags of the evaluation run, as YAML: --tags "{project: betas, seed: 1}"."""
 
     def __post_init__(self):
         if self.lm_eval is None:

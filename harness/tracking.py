@@ -197,11 +197,22 @@ def get_or_create_experiment(client, name: str, uri: str) -> str:
 class RunLogger(MLFlowLogger):
     """Lightning's MLFlowLogger on a retrying client, with explicit termination and resume dedup."""
 
-    def __init__(self, uri: str, experiment: str, run_name: str | None, run_id: str | None = None, tags=None):
+    def __init__(
+        self,
+        uri: str,
+        experiment: str,
+        run_name: str | None,
+        run_id: str | None = None,
+        tags=None,
+        *,
+        fresh: bool | None = None,
+    ):
+        """`run_id` attaches to an existing run: a resumed one (the default: steps it already holds
+        are skipped) or, with `fresh=True`, an empty one its creator handed over (a sweep trial)."""
         super().__init__(experiment_name=experiment, run_name=run_name, tracking_uri=uri, run_id=run_id, tags=tags)
         self._mlflow_client = RetryingClient(uri)
         self.uri = uri
-        self._resumed = run_id is not None
+        self._resumed = run_id is not None and not fresh
         self._recorded: dict[str, int] = {}  # metric -> last step the run already holds (resume only)
         if run_id is None and rank_zero_only.rank == 0:  # other ranks never touch the store
             self._experiment_id = get_or_create_experiment(self._mlflow_client, experiment, uri)
@@ -236,6 +247,17 @@ class RunLogger(MLFlowLogger):
         self.experiment.update_run(self.run_id, status="RUNNING")
 
 
+def finished_runs(client, experiment_name: str, tags: dict[str, str], max_results: int = 1000) -> list:
+    """FINISHED runs of an experiment carrying all `tags`, newest first ([] if it does not exist)."""
+    experiment = client.get_experiment_by_name(experiment_name)
+    if experiment is None:
+        return []
+    query = " and ".join([*(f"tags.`{k}` = '{v}'" for k, v in tags.items()), "attributes.status = 'FINISHED'"])
+    return client.search_runs(
+        [experiment.experiment_id], query, order_by=["attributes.start_time DESC"], max_results=max_results
+    )
+
+
 def close_orphan(uri: str, run_id: str, reason: str) -> bool:
     """Mark a run that is still RUNNING but whose process is gone as KILLED; True if it was."""
     from mlflow.exceptions import MlflowException
@@ -261,11 +283,13 @@ def tracked_run(
     params: dict[str, Any] | None = None,
     tags: dict[str, str] | None = None,
     parent_run_id: str | None = None,
+    killed_by: tuple[type[BaseException], ...] = (),
 ) -> Iterator[str]:
     """A run made active for `mlflow.log_*` calls inside the block; yields its id.
 
-    Ends FINISHED when the block completes, KILLED on Ctrl-C, FAILED (with the error as a tag) on
-    any exception. With `parent_run_id` the run is nested under that one (sweep trials)."""
+    Ends FINISHED when the block completes, KILLED on Ctrl-C or an exception of `killed_by` (a
+    sweep's pruned trial), FAILED (with the error as a tag) on any other exception. With
+    `parent_run_id` the run is nested under that one (sweep trials)."""
     import mlflow
 
     client = RetryingClient(uri)
@@ -289,6 +313,9 @@ def tracked_run(
             yield run_id
     except KeyboardInterrupt:
         status, reason = "KILLED", "interrupted"
+        raise
+    except killed_by as error:
+        status, reason = "KILLED", str(error) or type(error).__name__
         raise
     except BaseException as error:
         status, reason = "FAILED", _first_line(error)

@@ -41,6 +41,15 @@ class TrainingStopped(RuntimeError):
     """Training ended early for a reason the user must see (e.g. repeated non-finite losses)."""
 
 
+class StopRun(Exception):
+    """Raised by a caller's callback to end a run on purpose (a sweep pruning a trial): the MLflow
+    run is terminated with `status` and `reason`, and the exception reaches the caller."""
+
+    def __init__(self, reason: str, status: str = "KILLED"):
+        super().__init__(reason)
+        self.reason, self.status = reason, status
+
+
 def load_policy(config: TrainConfig, task, log=print):
     dtype = getattr(torch, config.model.dtype)
 
@@ -53,7 +62,7 @@ def load_policy(config: TrainConfig, task, log=print):
     return model, tokenizer, None
 
 
-def make_trainer(config: TrainConfig, output: Path, logger) -> L.Trainer:
+def make_trainer(config: TrainConfig, output: Path, logger, extra_callbacks=()) -> L.Trainer:
     run = config.run
     # The policy stays in eval mode on purpose (no dropout: old and new log-probs must agree).
     warnings.filterwarnings("ignore", message=r"Found \d+ module\(s\) in eval mode")
@@ -77,6 +86,7 @@ def make_trainer(config: TrainConfig, output: Path, logger) -> L.Trainer:
         callbacks.append(
             ValidationCallback(run.eval_every, output, run.eval_suite, run.eval_limit, run.eval_max_new_tokens)
         )
+    callbacks += list(extra_callbacks)  # after validation: they see this step's validation figures
     return L.Trainer(
         max_epochs=run.steps,
         accelerator=run.accelerator,
@@ -118,8 +128,20 @@ def prepare_run_directory(config: TrainConfig, resume: bool, log=print) -> tuple
     return run_dir, checkpoint, steps_done
 
 
-def train(config: TrainConfig, resume: bool = False, log=print) -> dict:
-    """Run RL training as configured; returns the summary written to summary.json."""
+def train(
+    config: TrainConfig,
+    resume: bool = False,
+    log=print,
+    *,
+    run_id: str | None = None,
+    tags: dict[str, str] | None = None,
+    callbacks=(),
+) -> dict:
+    """Run RL training as configured; returns the summary written to summary.json.
+
+    `run_id` logs into an MLflow run the caller created (a sweep's nested trial run) instead of a
+    new one; `tags` are set on a new run; `callbacks` are extra Lightning callbacks, which may end
+    the run on purpose by raising `StopRun`."""
     started = time.monotonic()
     rank_zero = rank_zero_only.rank == 0  # DDP's other ranks re-run this command: they own nothing
     task = build_task(config.task)  # a bad data file fails before anything is created
@@ -146,9 +168,18 @@ def train(config: TrainConfig, resume: bool = False, log=print) -> dict:
     module = RLModule(config, policy, tokenizer, task, reference, rollout_log)
     state = run_dir.state() if rank_zero and resume else None
     run_name = config.run.run_name or f"{config.loss['name']}-seed{config.run.seed}"
-    logger = RunLogger(config.run.tracking_uri, config.run.experiment, run_name, state and state["mlflow_run_id"])
+    resumed_run = state["mlflow_run_id"] if state else None
+    run_tags = {str(k): str(v) for k, v in {**config.run.tags, **(tags or {})}.items()}
+    logger = RunLogger(
+        config.run.tracking_uri,
+        config.run.experiment,
+        run_name,
+        resumed_run or run_id,
+        run_tags,
+        fresh=resumed_run is None,
+    )
     try:
-        trainer = make_trainer(config, Path(config.run.output_dir), logger)
+        trainer = make_trainer(config, Path(config.run.output_dir), logger, callbacks)
         if rank_zero:
             if resume:
                 logger.reopen()
@@ -162,6 +193,9 @@ def train(config: TrainConfig, resume: bool = False, log=print) -> dict:
         if not trainer.is_global_zero:
             return {}
         summary = finish(config, module, logger, run_dir, warm_info, time.monotonic() - started)
+    except StopRun as stop:
+        logger.terminate(stop.status, stop.reason)
+        raise
     except (KeyboardInterrupt, SystemExit):  # Lightning turns Ctrl-C and SIGTERM into SystemExit
         logger.terminate("KILLED", "interrupted (Ctrl-C or SIGTERM)")
         raise
@@ -183,6 +217,8 @@ def finish(config: TrainConfig, module: RLModule, logger: RunLogger, run_dir: Ru
         module.policy.save_pretrained(folder)
         module.tokenizer.save_pretrained(folder)
     summary = train_summary(config, module, logger, run_dir, warm_info, after, seconds)
+    # The stability figures as metrics too, so that leaderboards can query them without artifacts.
+    logger.log_metrics({f"stability/{k}": v for k, v in summary["stability"].items()}, step=last_step)
     atomic_write_text(run_dir.summary_file, json.dumps(summary, indent=1))
     for path in (run_dir.summary_file, run_dir.config_file, run_dir.rollouts_file):
         if path.is_file():

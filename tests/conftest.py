@@ -32,6 +32,52 @@ def free_port() -> int:
 def mlflow_server(tmp_path_factory):
     """`mlflow server` on 127.0.0.1 for the whole session; yields its URI, stops it by PID."""
     root = tmp_path_factory.mktemp("mlflow")
+    proc, uri = start_mlflow_server(root, f"sqlite:///{root}/mlflow.db")
+    yield uri
+    stop_mlflow_server(proc)
+
+
+# ---------------------------------------------------------------- PostgreSQL (sweeps at scale)
+PG_ROOT = os.environ.get("HARNESS_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture(scope="session")
+def postgres_databases():
+    """new() -> the URL of a fresh PostgreSQL database (all dropped after the session); skips
+    without a server. Optuna and MLflow each need their own database on the server: both keep
+    an `alembic_version` table."""
+    import uuid
+
+    try:
+        import psycopg
+    except ImportError:
+        pytest.skip("psycopg is not installed: no PostgreSQL tests")
+    try:
+        admin = psycopg.connect(PG_ROOT, connect_timeout=3, autocommit=True)
+    except psycopg.OperationalError as error:
+        pytest.skip(f"no PostgreSQL server reachable at {PG_ROOT}: {str(error).strip().splitlines()[0]}")
+    created = []
+
+    def new() -> str:
+        name = f"harness_test_{uuid.uuid4().hex[:10]}"
+        admin.execute(f"CREATE DATABASE {name}")
+        created.append(name)
+        return PG_ROOT.rsplit("/", 1)[0] + "/" + name
+
+    yield new
+    for name in created:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    admin.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_url(postgres_databases):
+    """A fresh PostgreSQL database (for an Optuna storage)."""
+    return postgres_databases()
+
+
+def start_mlflow_server(root, backend_store_uri: str) -> tuple[subprocess.Popen, str]:
+    """`mlflow server` on a free 127.0.0.1 port with the given backend store; waits for /health."""
     port = free_port()
     cmd = [
         sys.executable,
@@ -43,29 +89,38 @@ def mlflow_server(tmp_path_factory):
         "--port",
         str(port),
         "--backend-store-uri",
-        f"sqlite:///{root}/mlflow.db",
+        backend_store_uri,
         "--artifacts-destination",
         str(root / "artifacts"),
         "--workers",
         "1",
     ]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=open(root / "server.log", "w"), start_new_session=True
-    )
+    log = open(root / "server.log", "w")
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     uri = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while True:
         try:
             urllib.request.urlopen(uri + "/health", timeout=2)
-            break
+            return proc, uri
         except OSError as err:
             if proc.poll() is not None or time.time() > deadline:
                 proc.kill()
                 raise RuntimeError(f"mlflow server did not start: {(root / 'server.log').read_text()[-2000:]}") from err
             time.sleep(0.5)
-    yield uri
+
+
+def stop_mlflow_server(proc: subprocess.Popen) -> None:
     os.killpg(proc.pid, signal.SIGTERM)
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="session")
+def mlflow_server_postgres(tmp_path_factory, postgres_databases):
+    """An `mlflow server` whose backend store is a database of the PostgreSQL test server."""
+    proc, uri = start_mlflow_server(tmp_path_factory.mktemp("mlflow_pg"), postgres_databases())
+    yield uri
+    stop_mlflow_server(proc)

@@ -130,7 +130,7 @@ def run_ours(model: str, args) -> dict:
 
     # Instrumentation only: the same callables, timed.
     module.reward_fn = timed("reward", module.reward_fn)
-    module.reference_logprobs = timed("old_logp", module.reference_logprobs)
+    module.logprobs = timed("old_logp", module.logprobs)  # behaviour (and reference) log-probs
     records: list[dict] = []
 
     class StepTimer(L.Callback):

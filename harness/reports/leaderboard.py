@@ -1,0 +1,199 @@
+"""`harness leaderboard`: every finished training run in MLflow, grouped by algorithm, ranked by Avg.
+
+    harness leaderboard                               # all experiments of the store
+    harness leaderboard --experiment ce-gppo-sweeps --profile tiny --tag sweep.study=ce-gppo-beta-grid
+    harness leaderboard --since 2026-12-01 --output-dir runs/leaderboard
+
+A group is one algorithm with one set of hyper-parameters on one model for one number of steps
+(the run params `loss.*`, `model.name`, `run.steps`); its runs are its seeds. Columns: for every
+benchmark an evaluation of the group's runs was tagged with (`harness eval --model <run dir>`
+records the training run), avg@k in percent with the standard error (the runs' errors pooled)
+and the spread over seeds; Avg is the mean of the runs' suite averages, or, for groups never
+evaluated on a suite, the held-out greedy accuracy after RL; then the held-out gain and the
+stability figures (logged by every run as `stability/*`). Rows are ranked by Avg. Sweep trials
+and table runs are rows of their own, their source shown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.reports.html import html_page
+from harness.reports.plan import PROFILES
+from harness.reports.stats import spread
+from harness.reports.table import STABILITY, Cell, TableRow, to_csv, to_markdown
+from harness.tracking import RetryingClient
+
+EVAL_TAG = "harness.train_run_id"
+GROUP_PARAMS = ("model.name", "run.steps")
+TOP = 6  # rows drawn in the figures
+
+
+@dataclass(frozen=True)
+class Filters:
+    experiments: tuple[str, ...] = ()
+    profile: str | None = None
+    tags: tuple[tuple[str, str], ...] = ()
+    since: dt.date | None = None
+
+
+def _label(params: dict[str, str]) -> str:
+    loss = {k.removeprefix("loss."): v for k, v in params.items() if k.startswith("loss.") and k != "loss.name"}
+    inner = ", ".join(f"{k}={v}" for k, v in sorted(loss.items()))
+    return (
+        f"{params.get('loss.name', '?')}({inner}) · {params.get('model.name', '?')} · {params.get('run.steps')} steps"
+    )
+
+
+def _source(run) -> str:
+    tags = run.data.tags
+    if "sweep.study" in tags:
+        return f"sweep {tags['sweep.study']}"
+    if "table.profile" in tags:
+        return f"table1 {tags['table.profile']}"
+    return "train"
+
+
+def training_runs(client, filters: Filters) -> list:
+    experiments = [e for e in client.search_experiments() if not filters.experiments or e.name in filters.experiments]
+    clauses = ["attributes.status = 'FINISHED'", *(f"tags.`{k}` = '{v}'" for k, v in filters.tags)]
+    if filters.since:
+        start = dt.datetime.combine(filters.since, dt.time()).timestamp() * 1000
+        clauses.append(f"attributes.start_time >= {int(start)}")
+    runs = client.search_runs([e.experiment_id for e in experiments], " and ".join(clauses), max_results=50000)
+    runs = [r for r in runs if "loss.name" in r.data.params]
+    if filters.profile:
+        from harness.schema import load_train_config
+
+        model = load_train_config(PROFILES[filters.profile].train_profile, None, {}).model.name
+        runs = [r for r in runs if r.data.params.get("model.name") == model]
+    return runs
+
+
+def evaluations(client, runs: list) -> dict[str, dict[str, float]]:
+    """training run id -> the metrics of its newest finished evaluation run."""
+    ids = {r.info.run_id for r in runs}
+    found: dict[str, dict[str, float]] = {}
+    experiments = [e.experiment_id for e in client.search_experiments()]
+    for run in client.search_runs(
+        experiments, "attributes.status = 'FINISHED'", max_results=50000, order_by=["attributes.start_time ASC"]
+    ):
+        owner = run.data.tags.get(EVAL_TAG)
+        if owner in ids:
+            found[owner] = run.data.metrics
+    return found
+
+
+def _eval_cells(metrics_list: list[dict[str, float]]) -> dict[str, Cell]:
+    """benchmark -> Cell from the runs' eval/<bench>/<metric>/avg_at_k (+ stderr) metrics."""
+    cells = {}
+    keys = sorted({k for m in metrics_list for k in m if k.startswith("eval/") and "/avg_at_" in k})
+    for key in keys:
+        bench = key.split("/")[1]
+        if bench in cells:
+            continue  # the first (primary) metric of a benchmark
+        values = [m[key] for m in metrics_list if key in m]
+        errors = [m.get(key.rsplit("/", 1)[0] + "/stderr", 0.0) for m in metrics_list if key in m]
+        se = math.sqrt(sum(e * e for e in errors)) / len(errors)
+        cells[bench] = Cell(statistics.fmean(values), se, spread(values), len(values))
+    return cells
+
+
+def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[list[TableRow], list[str], dict, dict]:
+    """(ranked rows, benchmark columns, extra columns {header: {label: text}}, the runs of each row)."""
+    groups: dict[tuple, list] = {}
+    for run in runs:
+        params = run.data.params
+        key = tuple(sorted((k, v) for k, v in params.items() if k.startswith("loss.") or k in GROUP_PARAMS))
+        groups.setdefault(key + (("source", _source(run)),), []).append(run)
+    rows, extra, members_of = [], {"source": {}, "held-out gain": {}}, {}
+    for key, members in groups.items():
+        params = dict(key)
+        label = _label(params) + ("" if params["source"] == "train" else f" [{params['source']}]")
+        metrics = [r.data.metrics for r in members]
+        cells = _eval_cells([evals[r.info.run_id] for r in members if r.info.run_id in evals])
+        suite = [
+            evals[r.info.run_id]["eval/suite_avg"] for r in members if "eval/suite_avg" in evals.get(r.info.run_id, {})
+        ]
+        heldout = [m["heldout_after_greedy_accuracy"] for m in metrics if "heldout_after_greedy_accuracy" in m]
+        average = suite or heldout
+        if average:
+            cells["Avg"] = Cell(statistics.fmean(average), None, spread(average), len(average))
+        gains = [
+            m["heldout_after_greedy_accuracy"] - m["heldout_before_greedy_accuracy"]
+            for m in metrics
+            if "heldout_after_greedy_accuracy" in m and "heldout_before_greedy_accuracy" in m
+        ]
+        stability = {
+            name: statistics.fmean(m[f"stability/{name}"] for m in metrics if f"stability/{name}" in m)
+            for name, _, _ in STABILITY
+            if any(f"stability/{name}" in m for m in metrics)
+        }
+        rows.append(TableRow(label, cells, stability, len(members)))
+        members_of[label] = members
+        extra["source"][label] = params["source"]
+        extra["held-out gain"][label] = f"{100 * statistics.fmean(gains):+.1f}" if gains else "–"
+    rows.sort(key=lambda r: -r.cells["Avg"].mean if "Avg" in r.cells else math.inf)
+    benchmarks = sorted({b for r in rows for b in r.cells if b != "Avg"})
+    return rows, benchmarks, extra, members_of
+
+
+def curve_figures(client, rows: list[TableRow], members: dict[str, list], folder: Path) -> list[Path]:
+    """Entropy, KL and held-out accuracy over steps of the top rows, from the runs' metric histories."""
+    from harness.reports.figures import line_figure
+
+    folder.mkdir(parents=True, exist_ok=True)
+    figures = []
+    for key, ylabel, window in (
+        ("entropy", "entropy (nats/token)", 10),
+        ("ppo_kl", "ppo_kl (nats)", 10),
+        ("val_heldout_greedy_accuracy", "held-out greedy accuracy", 1),
+    ):
+        histories = {
+            row.label: {
+                i: [{"step": m.step, key: m.value} for m in client.get_metric_history(run.info.run_id, key)]
+                for i, run in enumerate(members[row.label])
+            }
+            for row in rows
+        }
+        path = line_figure(
+            histories,
+            [r.label for r in rows],
+            key,
+            ylabel,
+            f"{key} over training, top {len(rows)} rows",
+            folder / f"{key}.png",
+            window=window,
+        )
+        if path is not None:
+            figures.append(path)
+    return figures
+
+
+def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[TableRow]:
+    client = RetryingClient(uri)
+    runs = training_runs(client, filters)
+    if not runs:
+        log(f"no finished training run in {uri} matches these filters")
+        return []
+    rows, benchmarks, extra, members = leaderboard_rows(runs, evaluations(client, runs))
+    folder = Path(output_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    markdown = to_markdown(rows, benchmarks)
+    setup = (
+        f"{len(runs)} finished training runs in {uri}, {len(rows)} groups, ranked by Avg (suite average of "
+        "their evaluations, else held-out greedy accuracy after RL); percent: mean ± se (sd over seeds)"
+    )
+    (folder / "leaderboard.md").write_text(f"# Leaderboard\n\n{setup}\n\n{markdown}\n")
+    (folder / "leaderboard.csv").write_text(to_csv(rows, benchmarks))
+    figures = curve_figures(client, rows[:TOP], members, folder / "figures")
+    page = html_page("Leaderboard", setup, rows, benchmarks, None, [], figures, (), extra)
+    (folder / "leaderboard.html").write_text(page)
+    log(setup)
+    log(markdown)
+    log(f"written: {folder / 'leaderboard.md'}, {folder / 'leaderboard.csv'}, {folder / 'leaderboard.html'}")
+    return rows

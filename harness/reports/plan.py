@@ -1,0 +1,141 @@
+"""What `harness table1` trains and evaluates: the rows of the paper's tables and the profiles.
+
+Rows (label -> loss section), in groups that `--rows` selects:
+
+    table1   base (the starting policy, evaluated only), GRPO, DAPO, CE-GPPO(0.5,1), CE-GPPO(0.75,1)
+    table2   CISPO, GSPO
+    entropy  GRPO+entropy(0.001), GRPO+entropy(0.003), GPPO
+    betas    CE-GPPO at (0.5,0.5), (0.5,0.75), (0,1), (0.25,1), (1,1): with table1's two, both axes
+             of the paper's beta grid through (0.5, 1)
+    switch   CE-GPPO(0->0.5): beta1 0 until half-way, then 0.5 (the paper's stage switch, Figure 6)
+
+Every trained row uses the profile's config and differs only in its loss section (DAPO is its
+loss, clip-higher with token-mean; dynamic sampling and overlong shaping stay as the profile sets
+them for every row). Profiles say what the table is evaluated on: `tiny` the arithmetic held-out
+split the tiny model is trained for, `smol` and `paper` the five math benchmarks of Table 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+TRAIN_EXPERIMENT = "ce-gppo-table1"  # MLflow experiments of the table's training and evaluation runs
+EVAL_EXPERIMENT = "ce-gppo-table1-eval"
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    group: str
+    loss: dict | None  # None: the base model, evaluated without training
+
+    def loss_at(self, steps: int) -> dict | None:
+        """The loss section; the stage switch happens half-way through the run."""
+        if self.loss is None or "schedule" not in self.loss:
+            return self.loss
+        return {**self.loss, "schedule": {**self.loss["schedule"], "step": max(steps // 2, 1)}}
+
+
+def _ce(beta1: float, beta2: float) -> dict:
+    return {"name": "ce_gppo", "beta1": beta1, "beta2": beta2}
+
+
+ROWS = (
+    Row("base", "table1", None),
+    Row("GRPO", "table1", {"name": "grpo"}),
+    Row("DAPO", "table1", {"name": "dapo"}),
+    Row("CE-GPPO(0.5,1)", "table1", _ce(0.5, 1.0)),
+    Row("CE-GPPO(0.75,1)", "table1", _ce(0.75, 1.0)),
+    Row("CISPO", "table2", {"name": "cispo"}),
+    Row("GSPO", "table2", {"name": "gspo"}),
+    Row("GRPO+entropy(0.001)", "entropy", {"name": "entropy_reg", "base": "grpo", "coef": 0.001}),
+    Row("GRPO+entropy(0.003)", "entropy", {"name": "entropy_reg", "base": "grpo", "coef": 0.003}),
+    Row("GPPO", "entropy", {"name": "gppo"}),
+    Row("CE-GPPO(0.5,0.5)", "betas", _ce(0.5, 0.5)),
+    Row("CE-GPPO(0.5,0.75)", "betas", _ce(0.5, 0.75)),
+    Row("CE-GPPO(0,1)", "betas", _ce(0.0, 1.0)),
+    Row("CE-GPPO(0.25,1)", "betas", _ce(0.25, 1.0)),
+    Row("CE-GPPO(1,1)", "betas", _ce(1.0, 1.0)),
+    Row("CE-GPPO(0->0.5)", "switch", {**_ce(0.0, 1.0), "schedule": {"kind": "switch", "beta1": 0.5}}),
+)
+GROUPS = ("table1", "table2", "entropy", "betas", "switch")
+
+
+def select_rows(spec: str) -> list[Row]:
+    """`table1` (always included), plus groups or labels, comma-separated; `all` for everything."""
+    wanted = {"table1"}
+    for part in (p.strip() for p in spec.split(",")):
+        if part == "all":
+            wanted.update(GROUPS)
+        elif part in GROUPS or any(r.label == part for r in ROWS):
+            wanted.add(part)
+        else:
+            labels = ", ".join(r.label for r in ROWS)
+            raise ValueError(f"--rows: unknown {part!r}; groups: {', '.join(GROUPS)}, all; rows: {labels}")
+    return [r for r in ROWS if r.group in wanted or r.label in wanted]
+
+
+@dataclass(frozen=True)
+class TableProfile:
+    name: str
+    train_profile: str
+    suite: str
+    k: int
+    limit: int | None
+    max_new_tokens: int
+    temperature: float
+    top_p: float
+    seeds: int
+    eval_every: int | None = None  # held-out accuracy during training for the accuracy-over-steps figure
+    train_overrides: dict = field(default_factory=dict)
+    paper_model: str | None = None  # which of the paper's reported tables to print beside ours
+
+
+PROFILES = {
+    "tiny": TableProfile(
+        "tiny",
+        "tiny",
+        "arith_l2_compact",
+        k=4,
+        limit=None,
+        max_new_tokens=8,
+        temperature=0.6,
+        top_p=0.95,
+        seeds=5,
+        eval_every=50,
+        train_overrides={"run.threads": 1},
+    ),
+    "smol": TableProfile(
+        "smol",
+        "smol",
+        "math",
+        k=2,
+        limit=20,
+        max_new_tokens=512,
+        temperature=0.6,
+        top_p=0.95,
+        seeds=3,
+        eval_every=10,
+        train_overrides={"run.threads": 1},
+    ),
+    "paper": TableProfile(
+        "paper",
+        "paper",
+        "math",
+        k=16,
+        limit=None,
+        max_new_tokens=16384,
+        temperature=0.6,
+        top_p=0.95,
+        seeds=1,
+        eval_every=50,
+        paper_model="1.5B",
+    ),
+}
+
+
+def config_hash(payload: dict) -> str:
+    """A short, stable hash of what decides a run's result (the resolved config, the eval settings)."""
+    return hashlib.sha1(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:12]

@@ -1,0 +1,112 @@
+"""The Table 1 report, built from MLflow: the table, the claims section, the figures, an HTML page.
+
+For every (row, seed) of the plan it reads the FINISHED training run (its summary.json artifact:
+per-step history and stability figures) and evaluation run (eval/results.json and
+eval/samples.jsonl: per-problem scores) by their table.* tags. It writes into the output folder
+
+    table1.md      the table (our rows; on the paper profile the paper's numbers under them), the
+                   claims section and the figures, as a Markdown page
+    table1.csv     every cell as mean / se / sd, and the stability figures
+    table1.html    one static page (table, claims, figures embedded), no network needed
+    figures/       the PNGs
+
+and logs all of it as artifacts of a report run (tag table.report) in the training experiment.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+from pathlib import Path
+
+from harness.reports.claims import check_claims
+from harness.reports.figures import paper_figures
+from harness.reports.html import html_page
+from harness.reports.paper import paper_rows
+from harness.reports.plan import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Row, TableProfile
+from harness.reports.table import SeedResult, build_table, to_csv, to_markdown
+from harness.tracking import RetryingClient, finished_runs, tracked_run
+
+
+def _artifact_json(client, run_id: str, path: str, folder: Path):
+    local = Path(client.download_artifacts(run_id, path, str(folder)))
+    if path.endswith(".jsonl"):
+        return [json.loads(line) for line in local.read_text().splitlines() if line.strip()]
+    return json.loads(local.read_text())
+
+
+def per_problem_scores(results: dict, samples: list[dict]) -> dict[str, dict[str, float]]:
+    """benchmark -> problem id -> mean of its samples' primary score."""
+    primary = {name: b["primary_metric"] for name, b in results["benchmarks"].items()}
+    collected: dict[str, dict[str, list[float]]] = {}
+    for sample in samples:
+        bench = sample["benchmark"]
+        collected.setdefault(bench, {}).setdefault(str(sample["id"]), []).append(sample["scores"][primary[bench]])
+    return {b: {p: statistics.fmean(v) for p, v in problems.items()} for b, problems in collected.items()}
+
+
+def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str):
+    """(SeedResults per row and seed, histories per row and seed, benchmarks) from MLflow."""
+    client = RetryingClient(uri)
+    results: dict[str, dict[int, SeedResult]] = {}
+    histories: dict[str, dict[int, list[dict]]] = {}
+    benchmarks: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for row in rows:
+            for seed in seeds:
+                tags = {"table.profile": profile.name, "table.row": row.label, "table.seed": str(seed)}
+                evals = finished_runs(client, EVAL_EXPERIMENT, tags)
+                figures = {}
+                if row.loss is not None:
+                    trained = finished_runs(client, TRAIN_EXPERIMENT, tags)
+                    if not trained:
+                        continue
+                    summary = _artifact_json(client, trained[0].info.run_id, "summary.json", Path(tmp) / "s")
+                    histories.setdefault(row.label, {})[seed] = summary["history"]
+                    figures = summary["stability"]
+                    evals = [e for e in evals if e.data.tags.get("table.hash") == trained[0].data.tags["table.hash"]]
+                if not evals:
+                    continue
+                run_id = evals[0].info.run_id
+                evaluation = _artifact_json(client, run_id, "eval/results.json", Path(tmp) / "r")
+                samples = _artifact_json(client, run_id, "eval/samples.jsonl", Path(tmp) / "j")
+                benchmarks = benchmarks or list(evaluation["benchmarks"])
+                results.setdefault(row.label, {})[seed] = SeedResult(per_problem_scores(evaluation, samples), figures)
+    return results, histories, benchmarks
+
+
+def build_report(profile: TableProfile, rows: list[Row], seeds: list[int], root: Path, uri: str, log=print) -> dict:
+    results, histories, benchmarks = collect(profile, rows, seeds, uri)
+    if not results:
+        raise RuntimeError("no finished run to report on; see the job logs in " + str(root / "runs"))
+    table = build_table({r.label: results[r.label] for r in rows if r.label in results}, benchmarks)
+    figures_by_row = {label: {s: r.figures for s, r in by_seed.items()} for label, by_seed in results.items()}
+    verdicts = check_claims(figures_by_row)
+    figures = paper_figures(histories, root / "figures")
+    paper = paper_rows(profile.paper_model) if profile.paper_model else None
+    missing = [f"{r.label} seed {s}" for r in rows for s in seeds if s not in results.get(r.label, {})]
+    title = f"Table 1 on the {profile.name} profile"
+    setup = (
+        f"{len(seeds)} paired seeds; evaluated on {', '.join(benchmarks)} with avg@{profile.k} at temperature "
+        f"{profile.temperature}, top-p {profile.top_p}; cells are percent: avg@k ± standard error over problems "
+        "(pooled over seeds and samples) (sd over seeds)"
+    )
+    markdown = [f"# {title}", "", setup, "", to_markdown(table, benchmarks, paper), ""]
+    if missing:
+        markdown += [f"Not finished (left out): {', '.join(missing)}", ""]
+    markdown += ["## The paper's claims on this profile", "", *(v.line() for v in verdicts), ""]
+    markdown += ["## Figures", "", *(f"![{p.stem}](figures/{p.name})" for p in figures)]
+    (root / "table1.md").write_text("\n".join(markdown) + "\n")
+    (root / "table1.csv").write_text(to_csv(table, benchmarks))
+    (root / "table1.html").write_text(html_page(title, setup, table, benchmarks, paper, verdicts, figures, missing))
+    outputs = [root / "table1.md", root / "table1.csv", root / "table1.html", *figures]
+    with tracked_run(uri, TRAIN_EXPERIMENT, f"table1-report-{profile.name}", tags={"table.report": profile.name}):
+        import mlflow
+
+        for path in outputs:
+            mlflow.log_artifact(str(path), artifact_path="figures" if path.suffix == ".png" else None)
+    log(to_markdown(table, benchmarks, paper))
+    log("\nclaims:\n" + "\n".join(v.line().replace("**", "") for v in verdicts))
+    log(f"\nreport: {root / 'table1.md'}, {root / 'table1.csv'}, {root / 'table1.html'}; figures in {root / 'figures'}")
+    return {"table": table, "verdicts": verdicts, "figures": figures, "outputs": outputs}

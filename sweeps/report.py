@@ -1,0 +1,88 @@
+"""What a sweep prints when it ends: the trial table, the best trial, and where everything is kept."""
+
+from __future__ import annotations
+
+import optuna
+from optuna.trial import TrialState
+
+from harness.summary import mlflow_ui_hint
+from sweeps.config import SweepConfig
+
+FIGURES = [
+    ("accuracy_gain", "acc gain", "{:+.3f}"),
+    ("accuracy_after", "acc after", "{:.3f}"),
+    ("end_entropy", "end H", "{:.4f}"),
+    ("min_entropy", "min H", "{:.4f}"),
+    ("max_ppo_kl", "max kl", "{:.2e}"),
+    ("mean_ppo_kl", "mean kl", "{:.2e}"),
+    ("max_grad_norm", "max gn", "{:.2f}"),
+    ("grad_norm_spikes", "spikes", "{:.0f}"),
+    ("skipped_updates", "skipped", "{:.0f}"),
+    ("train_seconds", "train s", "{:.0f}"),
+]
+
+
+def short(key: str) -> str:
+    return key.split(".")[-1]
+
+
+def trial_rows(study: optuna.Study) -> tuple[list[str], list[list[str]]]:
+    """Header and one row per trial (params, state, figures, reason), in trial order."""
+    trials = study.get_trials(deepcopy=False)
+    keys = sorted({k for t in trials for k in t.params})
+    header = ["trial", "state", *map(short, keys), *(name for _, name, _ in FIGURES), "note"]
+    rows = []
+    for t in trials:
+        params = [f"{t.params[k]:.4g}" if k in t.params else "" for k in keys]
+        figures = [fmt.format(t.user_attrs[key]) if key in t.user_attrs else "" for key, _, fmt in FIGURES]
+        note = t.user_attrs.get("failure_reason") or t.user_attrs.get("pruned_reason") or ""
+        if "failed_trial" in t.system_attrs:
+            note = f"retry of trial {t.system_attrs['failed_trial']}" + (f"; {note}" if note else "")
+        rows.append([str(t.number), t.state.name, *params, *figures, note[:60]])
+    return header, rows
+
+
+def format_table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)), "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def best_lines(study: optuna.Study, config: SweepConfig) -> list[str]:
+    complete = [t for t in study.get_trials(deepcopy=False) if t.state == TrialState.COMPLETE]
+    if not complete:
+        return ["best trial: none completed"]
+    if config.objective == "accuracy_gain":
+        best = study.best_trial
+        params = ", ".join(f"{short(k)}={v:.4g}" for k, v in best.params.items())
+        return [f"best trial: {best.number} ({params}): held-out accuracy gain {best.value:+.3f}"]
+    lines = ["Pareto front (accuracy gain, end entropy):"]
+    for t in sorted(study.best_trials, key=lambda t: t.number):
+        params = ", ".join(f"{short(k)}={v:.4g}" for k, v in t.params.items())
+        lines.append(f"  trial {t.number} ({params}): gain {t.values[0]:+.3f}, end entropy {t.values[1]:.4f}")
+    return lines
+
+
+def sweep_report(study: optuna.Study, config: SweepConfig, parent_run_id: str, figures: list[str]) -> str:
+    header, rows = trial_rows(study)
+    states = {}
+    for t in study.get_trials(deepcopy=False):
+        states[t.state.name] = states.get(t.state.name, 0) + 1
+    steps = config.base_train_config({}, config.seed).run.steps
+    lines = [
+        f"sweep {config.study_name}: space {config.space}, {config.mode} mode, {config.seeds_per_trial} seed(s) "
+        f"per trial, {steps} RL steps per run on the {config.profile} profile",
+        "  objective: greedy held-out accuracy after RL minus before"
+        + (" and the end entropy (mean over the last steps)" if config.objective != "accuracy_gain" else ""),
+        format_table(header, rows),
+        "trials: " + ", ".join(f"{n} {s.lower()}" for s, n in sorted(states.items())),
+        *best_lines(study, config),
+        f"Optuna: study {config.study_name!r} in {config.storage_url}",
+        f"  dashboard: optuna-dashboard {config.storage_url}",
+        f"MLflow: parent run {parent_run_id} in experiment {config.experiment!r} at {config.mlflow_uri}",
+        f"  UI: {mlflow_ui_hint(config.mlflow_uri, None, parent_run_id)}",
+    ]
+    if figures:
+        lines.append("figures: " + ", ".join(figures))
+    return "\n".join(lines)

@@ -1,0 +1,89 @@
+"""sweeps.config: sweep files validated like the training configs (one line, exit status 2)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from harness.config import ConfigError
+from sweeps.config import load_sweep_config
+
+
+def test_defaults_are_the_paper_grid_on_tiny(tmp_path):
+    config = load_sweep_config(None, {"output_dir": str(tmp_path)}, {"run.steps": 5})
+    assert config.grid_size == 15 and config.total_trials == 15
+    assert config.storage_url == f"sqlite:///{tmp_path.resolve()}/optuna.db"
+    base = config.base_train_config({"loss.beta1": 0.25}, seed=3, output_dir=str(tmp_path / "t"))
+    assert base.loss["name"] == "ce_gppo" and base.loss["beta1"] == 0.25 and base.run.seed == 3
+    assert base.run.steps == 5 and base.run.tracking_uri == f"sqlite:///{tmp_path.resolve()}/mlflow.db"
+
+
+def test_another_space_trains_its_own_loss(tmp_path):
+    config = load_sweep_config(None, {"space": "dapo", "mode": "sample", "n_trials": 3}, {})
+    assert config.base_train_config({"loss.eps_high": 0.3}, 0).loss == {"name": "dapo", "eps_high": 0.3}
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"space": "ppo"}, "space='ppo' is not allowed; allowed: one of 'ce_gppo', 'dapo'"),
+        ({"grid": {"loss.beta1": []}}, "grid is empty for loss.beta1"),
+        ({"grid": {}}, "grid is empty"),
+        ({"grid": {"loss.gamma": [1.0]}}, "grid: loss.gamma not in space ce_gppo"),
+        ({"grid": {"loss.beta1": [5.0]}}, "outside the space's range"),
+        ({"n_trials": 0}, "n_trials=0 is out of range; allowed: >= 1"),
+        ({"mode": "sample"}, "n_trials is required in sample mode"),
+        ({"mode": "sample", "n_trials": 2, "params": ["optim.momentum"]}, "not in space ce_gppo"),
+        ({"objective": "accuracy_and_entropy", "pruner": "median"}, "cannot prune a multi-objective study"),
+        ({"pruner": "sometimes"}, "pruner='sometimes' is not allowed"),
+        ({"workers": 0}, "workers=0 is out of range"),
+        ({"profile": "huge"}, "profile='huge' is not known"),
+        ({"overrides": {"optim.lr": -1.0}}, "sweep base config: optim.lr=-1.0 is out of range"),
+    ],
+)
+def test_bad_sweep_configs_are_one_line_errors(values, message):
+    with pytest.raises(ConfigError) as error:
+        load_sweep_config(None, values, {})
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--config", "nope.yaml"], "config file not found"),
+        (["--n-trials", "0"], "n_trials=0 is out of range"),
+        (["--storage", "garbage://x"], "storage 'garbage://x' cannot be opened"),
+        (["--storage", "postgresql://nobody@127.0.0.1:1/none"], "cannot be opened"),
+        (["--workers", "two"], "invalid int value"),
+        (["--bogus.key", "1"], "unknown key 'bogus'"),
+    ],
+)
+def test_the_command_line_gives_one_line_errors(args, message, tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "sweep", "--output-dir", str(tmp_path / "s"), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr[-2000:]
+
+
+def test_sweep_help_documents_every_key():
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "sweep", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    for key in (
+        "study_name",
+        "space",
+        "grid",
+        "seeds_per_trial",
+        "pruner",
+        "prune_every",
+        "heartbeat_interval",
+        "grace_period",
+        "storage",
+        "(steps)",
+        "Seconds",
+    ):
+        assert key in proc.stdout, key

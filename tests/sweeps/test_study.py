@@ -1,0 +1,192 @@
+"""Sweeps end to end on the tiny profile with very short trials: MLflow nesting, pruned and failed
+trials, workers sharing one study (SQLite and PostgreSQL), and a killed study that resumes."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import mlflow
+import optuna
+from optuna.trial import TrialState
+
+from sweeps import objective as objective_module
+from sweeps import study as study_module
+from sweeps.cli import run_sweep
+from sweeps.config import load_sweep_config
+from sweeps.objective import run_trial
+from sweeps.study import run_worker
+
+SHORT = {"run.steps": 3, "rollout.prompts_per_step": 4, "algo.mini_batches": 1, "run.checkpoint_every": 3}
+BETA1 = [0.0, 0.5, 1.0]
+
+
+def sweep_config(tmp_path, name, **values):
+    grid = values.pop("grid", {"loss.beta1": BETA1, "loss.beta2": [1.0]})
+    base = {"study_name": name, "grid": grid, "output_dir": str(tmp_path / name), **values}
+    return load_sweep_config(None, base, SHORT)
+
+
+def trials_of(config):
+    return optuna.load_study(study_name=config.study_name, storage=config.storage_url).get_trials()
+
+
+def children(client, experiment, parent):
+    query = f"tags.`mlflow.parentRunId` = '{parent}'"
+    return client.search_runs([experiment], query)
+
+
+def test_three_trials_nest_under_one_parent_with_curves_and_stability(tmp_path, mlflow_server):
+    config = sweep_config(tmp_path, "three", tracking_uri=mlflow_server)
+    lines = []
+    assert run_sweep(config, log=lines.append) == 0
+    client = mlflow.MlflowClient(mlflow_server)
+    experiment = client.get_experiment_by_name(config.experiment).experiment_id
+    (parent,) = client.search_runs([experiment], "tags.`sweep.study` = 'three' and tags.`sweep.role` = 'parent'")
+    assert parent.info.status == "FINISHED" and "sweep.best_trial" in parent.data.tags
+    artifacts = {a.path for a in client.list_artifacts(parent.info.run_id)}
+    assert {"trials.csv", "trials.md", "history.png", "grid_end_entropy.png", "grid_accuracy_gain.png"} <= artifacts
+    runs = children(client, experiment, parent.info.run_id)
+    assert len(runs) == 3 and {r.info.status for r in runs} == {"FINISHED"}
+    assert sorted(float(r.data.params["loss.beta1"]) for r in runs) == BETA1
+    for run in runs:
+        assert float(run.data.params["sweep.loss.beta1"]) == float(run.data.params["loss.beta1"])
+        assert [m.step for m in client.get_metric_history(run.info.run_id, "entropy")] == [0, 1, 2]
+        for key in (
+            "trial_end_entropy",
+            "trial_min_entropy",
+            "trial_max_ppo_kl",
+            "trial_max_grad_norm",
+            "trial_grad_norm_spikes",
+            "trial_skipped_updates",
+            "trial_accuracy_gain",
+        ):
+            assert key in run.data.metrics, key
+    for trial in trials_of(config):
+        assert trial.state == TrialState.COMPLETE
+        assert trial.user_attrs["mlflow_run_id"] in {r.info.run_id for r in runs}
+        assert {
+            "end_entropy",
+            "min_entropy",
+            "max_ppo_kl",
+            "mean_ppo_kl",
+            "max_grad_norm",
+            "grad_norm_spikes",
+            "skipped_updates",
+            "accuracy_gain",
+        } <= set(trial.user_attrs)
+    report = "\n".join(lines)
+    assert "best trial:" in report and "optuna-dashboard sqlite:///" in report and "trial  state" in report
+
+
+def test_a_pruned_and_a_failing_trial_are_recorded_and_the_study_finishes(tmp_path, monkeypatch):
+    class PruneTrialTwo(optuna.pruners.BasePruner):
+        def prune(self, study, trial):
+            return trial.number == 2
+
+    real_train = objective_module.train
+
+    def train_or_fail(config, **kwargs):
+        if "trial0001" in config.run.output_dir:
+            raise RuntimeError("boom in trial 1")
+        return real_train(config, **kwargs)
+
+    monkeypatch.setattr(study_module, "make_pruner", lambda config: PruneTrialTwo())
+    monkeypatch.setattr(objective_module, "train", train_or_fail)
+    config = sweep_config(tmp_path, "prune", pruner="median", prune_every=1)
+    run_worker(config, run_trial, log=lambda line: None)
+    states = {t.number: t.state for t in trials_of(config)}
+    assert states == {0: TrialState.COMPLETE, 1: TrialState.FAIL, 2: TrialState.PRUNED}
+    trials = trials_of(config)
+    assert trials[1].user_attrs["failure_reason"] == "RuntimeError: boom in trial 1"
+    assert trials[2].user_attrs["pruned_reason"].startswith("pruned at step 0")
+    client = mlflow.MlflowClient(config.mlflow_uri)
+    failed, pruned = (client.get_run(trials[i].user_attrs["mlflow_run_id"]) for i in (1, 2))
+    assert failed.info.status == "FAILED" and failed.data.tags["sweep.state"] == "FAIL"
+    assert "boom in trial 1" in failed.data.tags["harness.failure_reason"]
+    assert pruned.info.status == "KILLED" and pruned.data.tags["sweep.state"] == "PRUNED"
+
+
+def sweep_command(config_file, *extra):
+    return [sys.executable, "-m", "harness.cli", "sweep", "--config", str(config_file), *extra]
+
+
+def write_config(tmp_path, name, **values):
+    path = tmp_path / f"{name}.yaml"
+    data = {
+        "study_name": name,
+        "grid": {"loss.beta1": BETA1, "loss.beta2": [1.0]},
+        "overrides": SHORT,
+        "output_dir": str(tmp_path / name),
+        **values,
+    }
+    path.write_text(json.dumps(data))  # JSON is YAML
+    return path
+
+
+def test_a_killed_study_resumes_without_repeating_finished_trials(tmp_path):
+    path = write_config(tmp_path, "killed", heartbeat_interval=1, grace_period=3, overrides={**SHORT, "run.steps": 12})
+    config = load_sweep_config(str(path), {}, {})
+    proc = subprocess.Popen(
+        sweep_command(path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
+    deadline = time.time() + 300
+    while True:  # kill the launcher and its worker while trial 1 trains, trial 0 done
+        assert proc.poll() is None and time.time() < deadline, proc.stderr.read().decode()[-2000:]
+        try:
+            states = [t.state for t in trials_of(config)]
+        except (KeyError, Exception):
+            states = []
+        if states[:1] == [TrialState.COMPLETE] and TrialState.RUNNING in states:
+            break
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    again = subprocess.run(sweep_command(path), capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    trials = trials_of(config)
+    complete = [t for t in trials if t.state == TrialState.COMPLETE]
+    assert sorted(t.params["loss.beta1"] for t in complete) == BETA1  # every point once
+    dead = [t for t in trials if t.state == TrialState.FAIL]
+    assert len(dead) == 1 and any(t.system_attrs.get("failed_trial") == dead[0].number for t in complete)
+    runs_of_trial0 = list((tmp_path / "killed" / "trials").glob("trial0000-*"))
+    assert len(runs_of_trial0) == 1  # the finished trial was not trained again
+    killed_run = mlflow.MlflowClient(config.mlflow_uri).get_run(dead[0].user_attrs["mlflow_run_id"])
+    assert killed_run.info.status == "KILLED"
+    assert "retry of trial" in again.stdout
+
+
+def assert_grid_once_by_two_workers(config):
+    trials = trials_of(config)
+    assert len(trials) == 4 and {t.state for t in trials} == {TrialState.COMPLETE}
+    points = [(t.params["loss.beta1"], t.params["loss.beta2"]) for t in trials]
+    assert len(set(points)) == 4  # no parameter set twice
+    assert len({t.user_attrs["worker"] for t in trials}) == 2  # both workers trained
+
+
+def test_two_workers_on_one_sqlite_storage_cover_the_grid_once(tmp_path):
+    path = write_config(tmp_path, "pair", grid={"loss.beta1": [0.0, 1.0], "loss.beta2": [0.5, 1.0]}, workers=2)
+    proc = subprocess.run(sweep_command(path), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert_grid_once_by_two_workers(load_sweep_config(str(path), {}, {}))
+
+
+def test_two_workers_on_postgresql_with_an_mlflow_server_on_it(tmp_path, postgres_url, mlflow_server_postgres):
+    path = write_config(
+        tmp_path,
+        "pg",
+        grid={"loss.beta1": [0.0, 1.0], "loss.beta2": [0.5, 1.0]},
+        workers=2,
+        storage=postgres_url,
+        tracking_uri=mlflow_server_postgres,
+    )
+    proc = subprocess.run(sweep_command(path), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    config = load_sweep_config(str(path), {}, {})
+    assert_grid_once_by_two_workers(config)
+    client = mlflow.MlflowClient(mlflow_server_postgres)
+    experiment = client.get_experiment_by_name(config.experiment).experiment_id
+    parent = optuna.load_study(study_name="pg", storage=postgres_url).user_attrs["mlflow_parent_run_id"]
+    assert len(children(client, experiment, parent)) == 4
