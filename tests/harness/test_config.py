@@ -57,7 +57,7 @@ def test_int_promotes_to_float_but_not_the_reverse():
         ({"loss.schedule.kind": "sometimes", "loss.schedule.beta1": 0.5}, "loss.schedule.kind='sometimes'"),
         ({"loss.schedule.kind": "linear", "loss.schedule.beta1": 0.5}, "steps of a 'linear' schedule"),
         ({"loss.schedule.kind": "switch"}, "needs a target value"),
-        ({"rollout.backend": "vllm"}, "rollout.backend='vllm' is not allowed; allowed: one of 'hf'"),
+        ({"rollout.backend": "sglang"}, "rollout.backend='sglang' is not allowed; allowed: one of 'hf', 'vllm'"),
         ({"rollout.temperature": float("inf")}, "rollout.temperature=inf is not a finite number"),
         ({"optim.lr": float("nan")}, "optim.lr=nan is not a finite number"),
         ({"run.output_dir": ""}, "run.output_dir='' is empty"),

@@ -18,7 +18,8 @@ from harness.evaluate import evaluate_model
 from harness.schema import CONFIG_DIR, PROFILES, EvalConfig, TaskConfig, TrainConfig, load_train_config
 from harness.tasks import build_task
 from harness.tracking import flatten
-from harness.train import train
+from harness.models import load_model
+from harness.train import make_strategy, train
 
 # Reads by the config machinery itself (validation, dict conversion, generated dataclass methods)
 # do not count: they read every field whether or not anything uses it.
@@ -76,6 +77,7 @@ def test_every_config_key_is_read_by_the_code(reads, tmp_path, monkeypatch):
         "reward.overlong_buffer": 2,
         "optim.warmup_steps": 2,
         "loss.schedule": {"kind": "switch", "step": 1, "beta1": 0.0},
+        "rollout.tis_cap": 2.0,  # the HF backend returns its sampling log-probs too
     }
     train(load_train_config("tiny", None, everything_on))
     rows = tmp_path / "rows.jsonl"
@@ -95,6 +97,9 @@ def test_every_config_key_is_read_by_the_code(reads, tmp_path, monkeypatch):
             },
         )
     )
+    # The FSDP keys are read where the strategy is built (an FSDP run needs GPUs and vLLM).
+    fsdp = {"run.strategy": "fsdp", "run.activation_checkpointing": True, "run.fsdp_sharding": "HYBRID_SHARD"}
+    make_strategy(load_train_config("tiny", None, {**fsdp, "rollout.backend": "vllm"}), load_model("tiny")[0])
     with pytest.raises(ConfigError):  # offline: the hub dataset cannot load, but its split was read
         build_task(TaskConfig(source="hf", path="nobody/nothing", split="test"))
     evaluate_model(
