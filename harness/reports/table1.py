@@ -47,6 +47,8 @@ def train_config(profile: TableProfile, job: Job, steps: int | None, root: Path,
     if steps is not None:
         overrides["run.steps"] = steps
     base = load_train_config(profile.train_profile, None, overrides)
+    # a checkpoint at least every quarter of the run, so that a killed invocation loses little
+    overrides["run.checkpoint_every"] = max(1, min(base.run.checkpoint_every, base.run.steps // 4))
     loss = dict(job.row.loss_at(base.run.steps) or {"name": base.loss["name"]})
     overrides.update({"loss": loss.pop("name"), **{f"loss.{k}": v for k, v in loss.items()}})
     overrides.update({"run.seed": job.seed, "run.tracking_uri": uri, "run.experiment": TRAIN_EXPERIMENT})
@@ -123,31 +125,41 @@ def done(client, experiment: str, tags: dict[str, str]) -> bool:
 
 
 class Progress:
-    """One line per job as it ends: what ran, how long, what is still going, what is left."""
+    """One line per job as it ends: what ran, how long, what is still going, and how long the rest
+    will take (from the mean duration of finished jobs of the same kind: trained or evaluated only)."""
 
-    def __init__(self, total: int, jobs: int, log):
-        self.total, self.jobs, self.log = total, jobs, log
-        self.done, self.running, self.durations = 0, set(), []
+    def __init__(self, plan: list[Job], jobs: int, log):
+        self.left = {"train": sum(j.row.loss is not None for j in plan), "eval": sum(j.row.loss is None for j in plan)}
+        self.total, self.jobs, self.log = len(plan), jobs, log
+        self.done, self.running, self.durations = 0, set(), {"train": [], "eval": []}
         self.lock, self.started = threading.Lock(), time.monotonic()
 
     def start(self, name: str) -> None:
         with self.lock:
             self.running.add(name)
 
-    def end(self, name: str, seconds: float, what: str) -> None:
+    def eta(self) -> str:
+        seconds = 0.0
+        for kind, left in self.left.items():
+            if left and not self.durations[kind]:
+                return "the time left is known once a training run has finished"
+            if left:
+                seconds += left * sum(self.durations[kind]) / len(self.durations[kind])
+        return f"about {seconds / self.jobs / 60:.0f} min left"
+
+    def end(self, job: Job, name: str, seconds: float, what: str) -> None:
+        kind = "eval" if job.row.loss is None else "train"
         with self.lock:
             self.running.discard(name)
             self.done += 1
+            self.left[kind] -= 1
             if what != "already in MLflow":
-                self.durations.append(seconds)
-            left = self.total - self.done
-            mean = sum(self.durations) / len(self.durations) if self.durations else 0.0
-            eta = mean * left / min(self.jobs, max(left, 1)) if left else 0.0
+                self.durations[kind].append(seconds)
             elapsed = time.monotonic() - self.started
             running = ", ".join(sorted(self.running)) or "nothing"
             self.log(
                 f"[{self.done:>3}/{self.total}] {name}: {what} in {seconds / 60:.1f} min · running: {running} · "
-                f"elapsed {elapsed / 60:.0f} min, about {eta / 60:.0f} min left"
+                f"elapsed {elapsed / 60:.0f} min, {self.eta()}"
             )
 
 
@@ -201,7 +213,7 @@ def run_job(job: Job, profile: TableProfile, steps, root: Path, uri: str, base: 
             env,
         )
         did.append("evaluated")
-    progress.end(name, time.monotonic() - started, " + ".join(did) or "already in MLflow")
+    progress.end(job, name, time.monotonic() - started, " + ".join(did) or "already in MLflow")
 
 
 def _call(cmd: list[str], log_file: Path, env: dict) -> None:
@@ -245,7 +257,7 @@ def reproduce(
         f"{workers} at a time; runs in {root / 'runs'}, MLflow at {uri}"
     )
     base = base_model(profile)
-    progress = Progress(len(plan), workers, log)
+    progress = Progress(plan, workers, log)
     with ThreadPoolExecutor(workers) as pool:  # each job waits on its own subprocesses
         failures = [
             f

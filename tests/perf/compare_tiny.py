@@ -21,9 +21,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import mlflow
-
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+from harness.reports.stats import t_interval
 
 
 def tracking_uri(args) -> str:
@@ -79,11 +77,7 @@ def run(variant: str, seed: int, args) -> dict:
 
 
 def interval(values: list[float]) -> str:
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return f"{mean:+.4f}"
-    half = T95.get(len(values) - 1, 1.96) * statistics.stdev(values) / len(values) ** 0.5
-    return f"{mean:+.4f} [{mean - half:+.4f}, {mean + half:+.4f}]"
+    return str(t_interval(values))
 
 
 def main() -> None:
@@ -96,9 +90,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="runs in parallel")
     parser.add_argument("extra", nargs="*", help="more overrides after --, e.g. -- --optim.lr 1e-4")
     args = parser.parse_args()
-    # Create the SQLite store once: MLflow's schema migration races when two runs create it.
-    Path(args.output).mkdir(parents=True, exist_ok=True)
-    mlflow.MlflowClient(tracking_uri(args)).search_experiments()
+    Path(args.output).mkdir(parents=True, exist_ok=True)  # runs share one fresh store: harness.tracking locks it
     jobs = [(loss, seed) for seed in args.seeds for loss in args.losses]
     with ThreadPoolExecutor(args.jobs) as pool:  # each run is its own process (one torch thread)
         results = dict(zip(jobs, pool.map(lambda job: run(*job, args), jobs)))

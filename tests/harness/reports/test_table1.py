@@ -82,7 +82,7 @@ def test_a_second_invocation_redoes_nothing(finished):
 
 def test_a_killed_invocation_resumes_its_interrupted_run(tmp_path):
     uri, out = f"sqlite:///{tmp_path}/mlflow.db", tmp_path / "t"
-    args = table1(out, uri, "--steps", "60", "--rows", "table1", "--jobs", "1")  # a checkpoint at step 50
+    args = table1(out, uri, "--steps", "16", "--rows", "table1", "--jobs", "1")  # checkpoints every 4 steps
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.time() + 600
     while not list(out.glob("runs/GRPO-seed0-*/checkpoints/*.ckpt")):  # the first training has a checkpoint
