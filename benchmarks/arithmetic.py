@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterator
 
 from benchmarks.benchmark import Benchmark, Metric
-from benchmarks.grading import DEFAULT_TIMEOUT_S, check_batch
+from benchmarks.grading import DEFAULT_TIMEOUT_S, Extracted, check_batch
 
 LEVELS = (1, 2, 3, 4)
 SPLITS = ("train", "test")
@@ -148,13 +148,15 @@ def generate_arithmetic(level: int, split: str, count: int, seed: int, style: st
 
 def arithmetic_benchmark(level: int, style: str = "natural", size: int = 500) -> Benchmark:
     """The held-out test split as an evaluation benchmark: `size` rows (fewer at levels 1, 2),
-    a permutation of the held-out problems seeded by the evaluation seed; graded by `grade_math`."""
+    a permutation of the held-out problems seeded by the evaluation seed; graded by `grade_math` with
+    the problem passed (answering "7 + 45" restates it) and the "statement" fallback ("52" or "The
+    answer is 52." without a box)."""
 
     def generate(limit: int | None, seed: int) -> list[dict]:
         return generate_arithmetic(level, "test", size if limit is None else min(limit, size), seed, style)
 
-    def grade(row: dict, completion: str) -> tuple[float, str | None]:
-        ((correct, extracted),) = check_batch([completion], [row["answer"]], DEFAULT_TIMEOUT_S)
+    def grade(row: dict, completion: str) -> tuple[float, Extracted | None]:
+        ((correct, extracted),) = check_batch([completion], [row["answer"]], DEFAULT_TIMEOUT_S, [row["problem"]])
         return float(correct), extracted
 
     suffix = "" if style == "natural" else f"_{style}"

@@ -1,39 +1,61 @@
 """The project's one math answer checker, for evaluation and for RL rewards alike.
 
-    grade_math("The answer is \\boxed{025}", "25")  # True
-    extract_answer("... so \\boxed{\\frac{1}{2}}.")  # "\\frac{1}{2}"
-    grade_math_batch(completions, references, timeout_s=5.0)
+    grade_math("The answer is \\boxed{025}", "25")                              # True
+    grade_math("\\boxed{\\sqrt{242}}", "11\\sqrt2", problem="Simplify $\\sqrt{242}$.")  # False: restated
+    extract_answer("... so \\boxed{\\frac{1}{2}}.")                             # "\\frac{1}{2}"
+    grade_math_batch(completions, references, timeout_s=5.0, problems=problems)
 
-Grading is math-verify (https://github.com/huggingface/Math-Verify, >= 0.7): the last
-``\\boxed{}`` answer is preferred, the last expression of the completion is the fallback, and
-the two answers are compared symbolically (numbers as numbers, order-free lists, intervals,
-tuples, matrices, ``\\text{}``, units and degrees normalised away).
+What counts as an answer (`benchmarks.math_answer`): the last ``\\boxed{}`` (with the boxes of an
+answer split over several), else, with the default fallback "statement", an answer statement that
+ends the completion ("The final answer is X."), a completion that is nothing but an answer ("52",
+"7 + 45 = 52") or a last sentence that ends on its result ("..., which gives 136."). Fallback
+"boxed" keeps the boxes only. A completion cut at its token limit (``truncated``) is graded by its
+boxes only. Nothing else is read: a completion that stops in mid-reasoning ("... so 9") has no
+answer. The `Extracted` answer says which rule found it and the text it was read from.
 
-Fast path: when the answer and the reference are both integers ("025", "27.0", "-4", of any
-length) they are compared as digit strings without sympy (arithmetic rewards, AIME, AMC); a boxed
-answer written exactly as the reference is correct without sympy too.
+When it is right (`benchmarks.math_check`): the same integer, the reference's own text, or equal in
+value by math-verify (https://github.com/huggingface/Math-Verify, >= 0.7; inequalities in one
+variable read as intervals), provided that it is an answer and not the question: pass the problem,
+as training and evaluation do, and an answer that only restates an expression of the problem is
+refused unless it is written as the reference is; an unevaluated expression (``99^2+99+1``,
+``\\dbinom{31}{28}``) is refused where the reference is a value, problem or not; numerals with a base
+subscript must be the reference's digits in the reference's base (`benchmarks.math_form`).
 
 Odd input never raises: a completion that is not a string is no answer (False, extracted None); a
-numeric reference is read as ``str(reference)``; any other non-string reference matches nothing.
+numeric reference is read as ``str(reference)``; any other non-string reference matches nothing; a
+problem that is not a string is no problem.
 
 Time limit: every answer gets a wall-clock budget, whatever the input's size or shape. The
 checking itself lives in `benchmarks.math_check`, which bounds what it reads (the tail of a
-completion, a linear scan for the box, a cap on what reaches math-verify). math-verify's own
-timeout uses ``signal.alarm``, which only works in the main thread, so it is switched off: in
-the main thread an interval timer interrupts the grader; in any other thread the answer is
-graded by a worker subprocess (`benchmarks.math_grading_worker`) that is killed when it
-overruns. Either way a pathological answer scores False within ``timeout_s``.
+completion, the head of a problem, a linear scan for the boxes, a cap on what reaches
+math-verify). math-verify's own timeout uses ``signal.alarm``, which only works in the main
+thread, so it is switched off: in the main thread an interval timer interrupts the grader; in any
+other thread the answer is graded by a worker subprocess (`benchmarks.math_grading_worker`) that
+is killed when it overruns. Either way a pathological answer scores False within ``timeout_s``.
 """
 
 import threading
+from collections.abc import Sequence
 
-from benchmarks.math_check import check_fast, check_in_main_thread, clip, last_boxed_content, reference_text
+from benchmarks.math_check import (
+    FALLBACKS,
+    Extracted,
+    check_in_main_thread,
+    clip,
+    extracted_answer,
+    fast_verdict,
+    last_boxed_content,
+    problem_text,
+    reference_text,
+)
 from benchmarks.math_grading_worker import check_in_subprocess
 
 DEFAULT_TIMEOUT_S = 5.0
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
+    "FALLBACKS",
+    "Extracted",
     "check_batch",
     "extract_answer",
     "grade_math",
@@ -42,37 +64,81 @@ __all__ = [
 ]
 
 
+def _per_item(values, count: int, what: str) -> list:
+    """`values` as a list of `count` items (None: `count` Nones)."""
+    if values is None:
+        return [None] * count
+    values = list(values)
+    if len(values) != count:
+        raise ValueError(f"{count} completions but {len(values)} {what}")
+    return values
+
+
 def check_batch(
-    completions: list[str], references: list[str | None], timeout_s: float = DEFAULT_TIMEOUT_S
-) -> list[tuple[bool, str | None]]:
-    """(correct, extracted) per completion, each under `timeout_s`, safe from any thread."""
+    completions: list[str],
+    references: list[str | None],
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    problems: Sequence[str | None] | None = None,
+    *,
+    fallback: str = "statement",
+    truncated: Sequence[bool] | None = None,
+) -> list[tuple[bool, Extracted | None]]:
+    """(correct, extracted) per completion, each under `timeout_s`, safe from any thread.
+
+    `problems[i]` is the question completion i answers (None: unknown); `truncated[i]` says that
+    it was cut at its token limit; `fallback` is "statement" or "boxed" (module docstring)."""
     if len(completions) != len(references):
         raise ValueError(f"{len(completions)} completions but {len(references)} references")
     if not timeout_s > 0:
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+    if fallback not in FALLBACKS:
+        raise ValueError(f"unknown answer fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
+    problems = _per_item(problems, len(completions), "problems")
+    cut = [False] * len(completions) if truncated is None else [bool(flag) for flag in truncated]
+    if len(cut) != len(completions):
+        raise ValueError(f"{len(completions)} completions but {len(cut)} truncated flags")
     if threading.current_thread() is threading.main_thread():
-        return [check_in_main_thread(c, r, timeout_s) for c, r in zip(completions, references)]
+        return [
+            check_in_main_thread(c, r, timeout_s, p, fallback, t)
+            for c, r, p, t in zip(completions, references, problems, cut)
+        ]
     # Off the main thread: the fast path here (bounded by construction), the rest in a worker
     # process, sent only what the checker reads so that a huge completion costs no more.
-    results = [check_fast(c, r) for c, r in zip(completions, references)]
+    answers = [extracted_answer(c, fallback, t) for c, t in zip(completions, cut)]
+    results = [fast_verdict(answer, reference_text(r)) for answer, r in zip(answers, references)]
     slow = [i for i, result in enumerate(results) if result is None]
     if slow:
-        pairs = [(clip(completions[i]), reference_text(references[i])) for i in slow]
-        for i, result in zip(slow, check_in_subprocess(pairs, timeout_s)):
-            results[i] = result
+        jobs = [
+            (clip(completions[i]), reference_text(references[i]), problem_text(problems[i]), fallback, cut[i])
+            for i in slow
+        ]
+        for i, (correct, _) in zip(slow, check_in_subprocess(jobs, timeout_s)):
+            results[i] = correct, answers[i]  # the worker's verdict on the answer extracted here
     return results
 
 
-def grade_math(completion: str, reference: str) -> bool:
-    """True when the completion's final answer equals the reference (see module docstring)."""
-    return check_batch([completion], [reference])[0][0]
+def grade_math(completion: str, reference: str, problem: str | None = None) -> bool:
+    """True when the completion's final answer equals the reference and does not just restate
+    `problem` (see module docstring)."""
+    return check_batch([completion], [reference], problems=[problem])[0][0]
 
 
-def grade_math_batch(completions: list[str], references: list[str], timeout_s: float = DEFAULT_TIMEOUT_S) -> list[bool]:
+def grade_math_batch(
+    completions: list[str],
+    references: list[str],
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    problems: Sequence[str | None] | None = None,
+    *,
+    fallback: str = "statement",
+    truncated: Sequence[bool] | None = None,
+) -> list[bool]:
     """`grade_math` over pairs; in-process in the main thread, a worker process elsewhere."""
-    return [correct for correct, _ in check_batch(completions, references, timeout_s)]
+    checked = check_batch(completions, references, timeout_s, problems, fallback=fallback, truncated=truncated)
+    return [correct for correct, _ in checked]
 
 
-def extract_answer(completion: str) -> str | None:
-    """The answer string the grader uses: the last boxed content, else the last expression."""
-    return check_batch([completion], [None])[0][1]
+def extract_answer(completion: str, fallback: str = "statement") -> str | None:
+    """The answer string the grader uses (an `Extracted`: also its rule and source spans), or None."""
+    if fallback not in FALLBACKS:
+        raise ValueError(f"unknown answer fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
+    return extracted_answer(completion, fallback)

@@ -11,11 +11,19 @@ and calls ``lm_eval.simple_evaluate``. Task data comes from wherever the task co
 
 Indexing the tasks logs warnings (a task YAML overriding another, duplicate names) that are
 noise for an unknown-name error; they are held back (errors still show).
+
+A task whose scoring code cannot be imported here is refused up front, in one line that says why.
+The one known case: the `minerva_math*` tasks (and others that score with sympy's ``parse_latex``)
+need antlr4-python3-runtime 4.11, while math-verify, the project's grader, pins 4.13.2, so both
+cannot live in one environment. Run those tasks from an environment of their own
+(``pip install "lm_eval[math]" "antlr4-python3-runtime==4.11.*" torch transformers`` in a fresh
+venv, then ``lm-eval run --model hf ...``), or score MATH-500 with ``--suite math500``.
 """
 
 import contextlib
 import difflib
 import logging
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 
@@ -53,7 +61,49 @@ def check_lm_eval_tasks(tasks: list[str], *, include_path: str | Path | None = N
             f"{task!r} (did you mean {', '.join(h) or 'nothing close'}?)" for task, h in hints.items()
         )
         raise ValueError(f"unknown lm-eval task(s): {described}; `lm-eval ls tasks` lists them all")
+    for task in tasks:
+        reason = _cannot_score(manager, task)
+        if reason:
+            raise ValueError(reason)
     return manager
+
+
+def _antlr_version() -> str:
+    try:
+        return version("antlr4-python3-runtime")
+    except PackageNotFoundError:
+        return "none"
+
+
+def _cannot_score(manager, task: str, depth: int = 0, named: str | None = None) -> str | None:
+    """Why `task` (or a task of the group) cannot be scored in this environment, else None: its YAML
+    is loaded with its functions, as lm-eval does before running it, so that an import failure of
+    the task's own code shows now and not after the model is loaded."""
+    entry = manager.task_index.get(task)
+    if entry is None or entry.yaml_path is None or depth > 8:
+        return None  # a tag, or a task defined in Python: lm-eval itself reports its problems
+    subtasks = entry.cfg.get("task") if isinstance(entry.cfg, dict) else None
+    if isinstance(subtasks, list):  # a group: its tasks
+        reasons = (_cannot_score(manager, sub, depth + 1, named or task) for sub in subtasks if isinstance(sub, str))
+        return next((reason for reason in reasons if reason), None)
+    try:
+        from lm_eval.tasks._yaml_loader import load_yaml
+    except ImportError:  # another lm-eval layout: nothing to check ahead
+        return None
+    try:
+        load_yaml(entry.yaml_path, resolve_func=True)
+    except (ImportError, AssertionError) as error:
+        message = " ".join(str(error).split())
+        what = f"lm-eval task {task!r}" if named is None else f"lm-eval group {named!r} (its task {task!r})"
+        if "antlr4" in message and not _antlr_version().startswith("4.11"):
+            return (
+                f"{what} cannot run in this environment: it scores with sympy's parse_latex, which needs "
+                f"antlr4-python3-runtime 4.11, and this environment has {_antlr_version()}, pinned by math-verify "
+                "(the project's grader); run it from an environment of its own (see benchmarks/lm_eval_bridge.py) "
+                "or use --suite math500"
+            )
+        return f"{what} cannot run in this environment: its code does not import ({message})"
+    return None
 
 
 def run_lm_eval(

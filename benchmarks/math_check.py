@@ -1,29 +1,48 @@
-"""Pure math answer checking: answer extraction, the integer fast path, math-verify, the main-thread deadline.
+"""Pure math answer checking: the answer rules, the integer fast path, math-verify, the main-thread deadline.
 
 The public grader (`benchmarks.grading`) and its worker processes (`benchmarks.math_grading_worker`)
 both import this module; it imports neither. Use the grader: it picks the in-process or the worker
 path by thread and validates the batch.
 
     check_fast(completion, reference)         # verdict without sympy, or None
-    check_unbounded(completion, reference)    # fast path, else math-verify with no time limit
-    check_in_main_thread(completion, reference, timeout_s)  # the same under a wall-clock budget
+    check_unbounded(completion, reference, problem)   # fast path, else the full check with no time limit
+    check_in_main_thread(completion, reference, timeout_s, problem)  # the same under a wall-clock budget
 
-Each returns ``(correct, extracted answer)``; ``reference=None`` only extracts.
+Each returns ``(correct, extracted)``: the answer as `benchmarks.math_answer.Extracted` (a str that
+also says which rule found it and the text it was read from), or None when the completion gives
+none; ``reference=None`` only extracts. Every function takes ``fallback`` ("statement" or "boxed")
+and ``truncated`` (the completion was cut at its token limit), which decide what counts as an
+answer (`benchmarks.math_answer`).
+
+A completion's answer is correct when, in this order:
+1. (fast) answer and reference are integers with the same digits, or the answer is written exactly
+   as the reference (up to spaces);
+2. neither is a numeral with a base subscript, or the answer is the reference's numeral in the
+   reference's base (`benchmarks.math_form.base_verdict`);
+3. it is not refused (`benchmarks.math_form.refusal`): it does not restate an expression of the
+   problem, is not unevaluated where the reference is a value, leaves no arithmetic undone and is in
+   the form the problem asks for (a common fraction, a decimal, simplest radical form);
+4. math-verify finds it equal to the reference (numbers as numbers, order-free lists, intervals,
+   tuples, matrices, ``\\text{}``, units and degrees normalised away); an inequality in one variable
+   answers an interval (``x > 2`` for ``(2,\\infty)``, ``3 < \\lambda \\le 4`` for ``(3,4]``).
 
 Inputs: a completion that is not a string is no answer, ``(False, None)``. A numeric reference
 (``5``, ``0.5``) is read as ``str(reference)``; any other non-string reference, an empty one or one
-longer than READ_CHARS matches nothing. Nothing here raises on odd input.
+longer than READ_CHARS matches nothing; a problem that is not a string is no problem. Nothing here
+raises on odd input.
 
 Bounds, so that every call ends within its budget whatever the input's size or shape:
-- only the last READ_CHARS characters of a completion are read (the final answer is at the end);
-- the boxed answer is found by one linear scan over brace tokens (no rescan per ``\\boxed{``);
+- only the last READ_CHARS characters of a completion are read (the final answer is at the end),
+  and only the first `math_form.PROBLEM_CHARS` of a problem;
+- the boxes are found by one linear scan over brace tokens (no rescan per ``\\boxed{``), the answer
+  statement in a short tail (`benchmarks.math_answer`);
 - integers of any length are compared as digit strings, never through ``int()`` (which Python
   refuses past 4300 digits) or sympy;
-- math-verify sees a window of at most ~1.4 KB around the last box, or the last PARSE_CHARS
-  characters when there is none, and no answer or reference longer than ANSWER_CHARS.
-math-verify's regexes are still super-linear in that window and sympy will try to evaluate
-``9^{9^{9^9}}``; both run Python bytecode or C loops that check for signals (CPython's regex
-engine and big-integer arithmetic do), so the interval timer of `check_in_main_thread` stops them.
+- math-verify sees only the extracted answer, never one longer than ANSWER_CHARS.
+math-verify's regexes are still super-linear and sympy will try to evaluate ``9^{9^{9^9}}``; both
+run Python bytecode or C loops that check for signals (CPython's regex engine and big-integer
+arithmetic do), so the interval timer of `check_in_main_thread` stops them, and steps 2 to 4 all
+run under it.
 """
 
 import functools
@@ -32,22 +51,38 @@ import numbers
 import re
 import signal
 import time
-from typing import NamedTuple
 
+import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+from sympy.core.relational import Equality, Relational, Unequality
 
+from benchmarks.math_answer import FALLBACKS, Extracted, extract, last_box
+from benchmarks.math_form import PROBLEM_CHARS, base_verdict, refusal
+
+__all__ = [  # FALLBACKS and Extracted are `benchmarks.math_answer`'s, re-exported for the grader
+    "ANSWER_CHARS",
+    "FALLBACKS",
+    "READ_CHARS",
+    "Extracted",
+    "GradingTimeout",
+    "check_fast",
+    "check_in_main_thread",
+    "check_unbounded",
+    "clip",
+    "extracted_answer",
+    "fast_verdict",
+    "last_boxed_content",
+    "problem_text",
+    "reference_text",
+]
 READ_CHARS = 100_000  # the tail of a completion that is read at all
 ANSWER_CHARS = 1_000  # the longest answer or reference handed to math-verify (the shipped ones: 53)
-CONTEXT_CHARS = 200  # text kept either side of the last box: "$...$", "\\boxed{1} and \\boxed{2}"
-PARSE_CHARS = 4_000  # the tail handed to math-verify when there is no box
 _REFIRE_S = 0.05  # the timer fires again this often after the deadline, in case a timeout is swallowed
 _MIN_TIMER_S = 0.01  # less budget than this left after extraction: do not start math-verify
 
-# Boxed answers first (priority 0), then any LaTeX or plain expression, rightmost first.
+# Answers and references are both handed over boxed: the same parse on both sides.
 _EXTRACTION = (LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig())
 _INTEGER = re.compile(r"[+-]?\d+(?:\.0*)?")  # linear: no nested quantifiers
-_BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_BRACE_TOKEN = re.compile(r"\{|\}|\\(?:boxed|fbox)\s*\{")  # literal first characters: a fast C scan
 
 # math-verify warns on every timeout and once about the timeout we switch off on purpose.
 for _name in ("math_verify", "latex2sympy2_extended"):
@@ -59,42 +94,10 @@ class GradingTimeout(BaseException):
     ``except Exception`` blocks inside math-verify and sympy cannot swallow it)."""
 
 
-class _Box(NamedTuple):
-    start: int  # where "\boxed" begins
-    content: slice  # what lies between its braces
-
-
-class _Answer(NamedTuple):
-    text: str  # the part of the completion that is read
-    box: _Box | None  # its last closed box
-    boxed: str | None  # that box's content, stripped
-
-
-def _last_box(text: str) -> _Box | None:
-    """The closed box that starts last, in one pass from the first box on (a box's closing brace
-    depends only on the text after it): a stack holds each open brace, with where its box began when
-    it is a box's own brace; a closing brace pops its match (stray ones are ignored)."""
-    first = _BOX_OPEN.search(text)
-    if first is None:
-        return None
-    open_braces: list[tuple[int, int]] = []  # (box start or -1, index after the brace)
-    last = None
-    for token in _BRACE_TOKEN.finditer(text, first.start()):
-        if token.end() - token.start() > 1:  # "\boxed{"
-            open_braces.append((token.start(), token.end()))
-        elif text[token.start()] == "{":
-            open_braces.append((-1, token.end()))
-        elif open_braces:
-            box_start, content_start = open_braces.pop()
-            if box_start >= 0 and (last is None or box_start > last.start):
-                last = _Box(box_start, slice(content_start, token.start()))
-    return last
-
-
 def last_boxed_content(text: str) -> str | None:
     """Content of the last ``\\boxed{...}`` (or ``\\fbox{...}``) with balanced braces; linear time."""
-    box = _last_box(text)
-    return None if box is None else text[box.content].strip()
+    box = last_box(text)
+    return None if box is None else text[box[1] : box[2]].strip()
 
 
 def clip(completion) -> str | None:
@@ -102,19 +105,15 @@ def clip(completion) -> str | None:
     return completion[-READ_CHARS:] if isinstance(completion, str) else None
 
 
-def _read(completion) -> _Answer | None:
-    """The read part of a completion and its last box; None for a non-string."""
+def problem_text(problem) -> str | None:
+    """The part of a problem that is read: its first PROBLEM_CHARS characters; None for a non-string."""
+    return problem[:PROBLEM_CHARS] if isinstance(problem, str) and problem.strip() else None
+
+
+def extracted_answer(completion, fallback: str = "statement", truncated: bool = False) -> Extracted | None:
+    """The answer of the read part of a completion (`benchmarks.math_answer`); None for a non-string."""
     text = clip(completion)
-    if text is None:
-        return None
-    box = _last_box(text)
-    return _Answer(text, box, None if box is None else text[box.content].strip())
-
-
-def boxed_answer(completion) -> str | None:
-    """The last box's content in the read part of a completion; None for a non-string or no box."""
-    answer = _read(completion)
-    return None if answer is None else answer.boxed
+    return None if text is None else extract(text, fallback, bool(truncated))
 
 
 def reference_text(reference) -> str | None:
@@ -131,25 +130,26 @@ def reference_text(reference) -> str | None:
 
 def _integer_digits(text: str) -> str | None:
     """'-0025.00' -> '-25', '-0' -> '0'; None when `text` is not an integer. Linear, no int()."""
+    if text.isascii() and text.isdigit():  # the common case, without a regex
+        return text.lstrip("0") or "0"
     if not _INTEGER.fullmatch(text):
         return None
     digits = text.lstrip("+-").split(".")[0].lstrip("0") or "0"
     return "-" + digits if text[0] == "-" and digits != "0" else digits
 
 
-def _fast_verdict(answer: _Answer, reference: str | None) -> tuple[bool, str] | None:
-    """Integer answer vs integer reference as digit strings, or a boxed answer identical to the
-    reference (up to spaces); None when sympy is needed."""
-    candidate = (answer.boxed if answer.boxed is not None else answer.text).strip().rstrip(".").strip()
-    candidate_digits = _integer_digits(candidate)
-    if reference is None:
-        return (False, candidate) if candidate_digits is not None else None
+def fast_verdict(answer: Extracted | None, reference: str | None) -> tuple[bool, Extracted | None] | None:
+    """Integer answer vs integer reference as digit strings, or an answer identical to the reference
+    (up to spaces); no answer, or no reference, is False. None when the full check is needed."""
+    if answer is None or reference is None:
+        return False, answer
     reference = reference.strip()
+    candidate_digits = _integer_digits(answer.strip().rstrip(".").strip())
     reference_digits = _integer_digits(reference)
     if candidate_digits is not None and reference_digits is not None:
-        return candidate_digits == reference_digits, candidate
-    if reference and answer.boxed is not None and "".join(answer.boxed.split()) == "".join(reference.split()):
-        return True, answer.boxed
+        return candidate_digits == reference_digits, answer
+    if reference and (answer == reference or "".join(answer.split()) == "".join(reference.split())):
+        return True, answer
     return None
 
 
@@ -158,37 +158,58 @@ def _parse_reference(reference: str) -> tuple:
     return tuple(parse("\\boxed{" + reference + "}", _EXTRACTION, parsing_timeout=None))
 
 
-def _math_verify_verdict(answer: _Answer, reference: str | None) -> tuple[bool, str | None]:
-    """math-verify on a bounded window of the completion, with no time limit of its own."""
-    if answer.boxed is not None and len(answer.boxed) > ANSWER_CHARS:
-        return False, answer.boxed  # no real answer is this long; sympy could take ages on it
-    if answer.box is None:
-        window = answer.text[-PARSE_CHARS:]
-    else:
-        window = answer.text[max(0, answer.box.start - CONTEXT_CHARS) : answer.box.content.stop + CONTEXT_CHARS]
-    predicted = parse(window, _EXTRACTION, parsing_timeout=None)
-    extracted = answer.boxed
-    if extracted is None and predicted and isinstance(predicted[-1], str):
-        extracted = predicted[-1]
-    if not reference or not reference.strip() or len(reference) > ANSWER_CHARS or not predicted:
-        return False, extracted
-    return verify(list(_parse_reference(reference)), predicted, timeout_seconds=None), extracted
+def _inequality_set(value):
+    """The interval an inequality in one variable describes (``x > 2`` -> (2, oo)), a union for
+    "x < -1 or x > 2" (parsed as a set of inequalities); None for anything else."""
+    if isinstance(value, sympy.FiniteSet) and len(value) > 1:
+        parts = [_inequality_set(item) for item in value.args]
+        return None if any(part is None for part in parts) else sympy.Union(*parts)
+    if not isinstance(value, Relational | sympy.And | sympy.Or) or len(value.free_symbols) != 1:
+        return None
+    relations = value.atoms(Relational) if not isinstance(value, Relational) else {value}
+    if not relations or any(isinstance(r, Equality | Unequality) for r in relations):
+        return None
+    return value.as_set()
 
 
-def check_fast(completion, reference) -> tuple[bool, str | None] | None:
-    """The verdict without sympy (see `_fast_verdict`), or None when math-verify is needed."""
-    answer = _read(completion)
-    if answer is None:
-        return False, None
-    return _fast_verdict(answer, reference_text(reference))
+def _with_intervals(predicted: list, gold: tuple) -> list:
+    """`predicted` with inequalities read as intervals, when the reference is an interval or a union."""
+    if not any(isinstance(g, sympy.Set) and not isinstance(g, sympy.FiniteSet) for g in gold):
+        return predicted
+    converted = [_inequality_set(value) if isinstance(value, sympy.Basic) else None for value in predicted]
+    return [value if new is None else new for value, new in zip(predicted, converted)]
 
 
-def check_unbounded(completion, reference) -> tuple[bool, str | None]:
+def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> bool:
+    """Steps 2 to 4 of the module docstring, with no time limit of its own."""
+    if len(answer) > ANSWER_CHARS or not reference.strip() or len(reference) > ANSWER_CHARS:
+        return False  # no real answer is this long; sympy could take ages on it
+    by_base = base_verdict(answer, reference)
+    if by_base is not None:
+        return by_base
+    if refusal(answer, reference, problem) is not None:
+        return False
+    gold = _parse_reference(reference)
+    predicted = parse("\\boxed{" + answer + "}", _EXTRACTION, parsing_timeout=None)
+    if not gold or not predicted:
+        return False
+    return verify(list(gold), _with_intervals(predicted, gold), timeout_seconds=None)
+
+
+def check_fast(completion, reference, fallback: str = "statement", truncated: bool = False):
+    """The verdict without sympy (see `fast_verdict`), or None when the full check is needed."""
+    return fast_verdict(extracted_answer(completion, fallback, truncated), reference_text(reference))
+
+
+def check_unbounded(
+    completion, reference, problem=None, fallback: str = "statement", truncated: bool = False
+) -> tuple[bool, Extracted | None]:
     """(correct, extracted answer) with no time limit; `reference=None` only extracts."""
-    answer, reference = _read(completion), reference_text(reference)
-    if answer is None:
-        return False, None
-    return _fast_verdict(answer, reference) or _math_verify_verdict(answer, reference)
+    answer, reference = extracted_answer(completion, fallback, truncated), reference_text(reference)
+    fast = fast_verdict(answer, reference)
+    if fast is not None:
+        return fast
+    return _full_verdict(answer, reference, problem_text(problem)), answer
 
 
 class _Deadline:
@@ -225,27 +246,29 @@ class _Deadline:
             signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - self.started), 1e-3), interval)
 
 
-def check_in_main_thread(completion, reference, timeout_s: float) -> tuple[bool, str | None]:
+def check_in_main_thread(
+    completion, reference, timeout_s: float, problem=None, fallback: str = "statement", truncated: bool = False
+) -> tuple[bool, Extracted | None]:
     """`check_unbounded` within `timeout_s` of wall time, extraction included; a timeout or a grader
     crash on garbage input scores False. Only callable from the main thread (signals)."""
     started = time.monotonic()
-    answer, reference = _read(completion), reference_text(reference)  # bounded by construction
-    if answer is None:
-        return False, None
-    fast = _fast_verdict(answer, reference)
+    text = completion[-READ_CHARS:] if isinstance(completion, str) else None  # `clip`, inlined: the hot path
+    answer = None if text is None else extract(text, fallback, truncated)  # bounded by construction
+    reference = reference_text(reference)
+    fast = fast_verdict(answer, reference)
     if fast is not None:
         return fast
     remaining = timeout_s - (time.monotonic() - started)
     if remaining < _MIN_TIMER_S:  # the budget is spent (and a shorter timer could fire before its handler is in)
-        return False, answer.boxed
+        return False, answer
     deadline = _Deadline(remaining)
     try:
         try:
-            return _math_verify_verdict(answer, reference)
+            return _full_verdict(answer, reference, problem_text(problem)), answer
         finally:
             deadline.disarm()
     except GradingTimeout:  # also one that landed before the `finally` could disarm
         deadline.disarm()
-        return False, answer.boxed
+        return False, answer
     except Exception:
-        return False, answer.boxed
+        return False, answer

@@ -3,7 +3,9 @@
 The paper's five (CE-GPPO, Table 1) are aime24, aime25, hmmt25, math500 and amc23; amc22_23 is
 the 83-problem AMC 12 2022+2023 set some papers report as "AMC". Rows are
 {"id", "problem", "answer"}, problem and answer not null or blank (checked at load); answers are
-graded by `benchmarks.grading.grade_math` (math-verify). Local files and their provenance
+graded by `benchmarks.grading` (math-verify) with the problem passed, so that restating it
+scores nothing; with no box, the answer statement that ends a completion counts (fallback
+"statement", set per benchmark in MATH_BENCHMARKS). Local files and their provenance
 (repository@commit) are those of shared/benchmarks/manifest.json; online the Hub ids below are
 read (test split, else the only one).
 
@@ -20,7 +22,7 @@ read (test split, else the only one).
 import functools
 
 from benchmarks.benchmark import Benchmark, Metric, hf_dataset_rows
-from benchmarks.grading import DEFAULT_TIMEOUT_S, check_batch, last_boxed_content
+from benchmarks.grading import DEFAULT_TIMEOUT_S, Extracted, check_batch, last_boxed_content
 
 MATH_INSTRUCTION = "Please reason step by step, and put your final answer within \\boxed{}."
 
@@ -29,8 +31,11 @@ def math_prompt(row: dict) -> str:
     return f"{row['problem']}\n{MATH_INSTRUCTION}"
 
 
-def grade_math_row(row: dict, completion: str) -> tuple[float, str | None]:
-    ((correct, extracted),) = check_batch([completion], [str(row["answer"])], DEFAULT_TIMEOUT_S)
+def grade_math_row(row: dict, completion: str, fallback: str = "statement") -> tuple[float, Extracted | None]:
+    """(1.0 or 0.0, the answer graded) of a completion of `row`, the problem passed to the grader."""
+    ((correct, extracted),) = check_batch(
+        [completion], [str(row["answer"])], DEFAULT_TIMEOUT_S, [row.get("problem")], fallback=fallback
+    )
     return float(correct), extracted
 
 
@@ -47,7 +52,10 @@ def math_row_from_hub(raw: dict, index: int) -> dict:
     return {"id": str(row_id), "problem": problem, "answer": None if answer is None else str(answer)}
 
 
-def _math_benchmark(name: str, file_name: str, rows: int, version: str, hub_id: str, description: str) -> Benchmark:
+def _math_benchmark(
+    name: str, file_name: str, rows: int, version: str, hub_id: str, description: str, fallback: str = "statement"
+) -> Benchmark:
+    """A competition-math benchmark; `fallback` is the grader's rule for completions without a box."""
     return Benchmark(
         name=name,
         source=hub_id,
@@ -57,7 +65,7 @@ def _math_benchmark(name: str, file_name: str, rows: int, version: str, hub_id: 
         required_fields=("id", "problem", "answer"),
         nonempty_fields=("problem", "answer"),
         make_prompt=math_prompt,
-        grade=grade_math_row,
+        grade=functools.partial(grade_math_row, fallback=fallback),
         metrics=(Metric("acc"),),
         reference=lambda row: str(row["answer"]),
         fetch_online=functools.partial(hf_dataset_rows, hub_id, math_row_from_hub),

@@ -7,8 +7,10 @@ interval-timer budget (`benchmarks.math_check.check_in_main_thread`), and the ca
 outright if it does not answer within the budget plus a grace period (a C-level hang the timer
 cannot break). `benchmarks.grading` uses this module; this module uses only `math_check`.
 
-Protocol, one JSON line each way: ``[completion, reference, timeout_s]`` ->
-``[correct, extracted]``; the worker first prints ``"ready"`` once its imports are done.
+Protocol, one JSON line each way: ``[completion, reference, timeout_s]`` or
+``[completion, reference, timeout_s, problem, fallback, truncated]`` -> ``[correct, extracted]``
+(the grader's arguments, `benchmarks.math_check.check_in_main_thread`); the worker first prints
+``"ready"`` once its imports are done.
 Run by hand: ``python -m benchmarks.math_grading_worker`` and type JSON lines.
 """
 
@@ -22,9 +24,11 @@ import threading
 import time
 from pathlib import Path
 
-from benchmarks.math_check import boxed_answer, check_in_main_thread
+from benchmarks.math_check import check_in_main_thread, extracted_answer
 
 _STARTUP_TIMEOUT_S = 120.0
+# (completion, reference), optionally followed by (problem, fallback, truncated)
+Job = tuple[str | None, str | None] | tuple[str | None, str | None, str | None, str, bool]
 _GRACE_S = 2.0
 _PROJECT_ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -63,10 +67,11 @@ class _Worker:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line.decode()
 
-    def check(self, completion: str, reference: str | None, timeout_s: float) -> tuple[bool, str | None] | None:
+    def check(self, job: Job, timeout_s: float) -> tuple[bool, str | None] | None:
         """(correct, extracted), or None when the worker overran or died (it is then killed)."""
+        completion, reference, *options = job
         try:
-            self.process.stdin.write((json.dumps([completion, reference, timeout_s]) + "\n").encode())
+            self.process.stdin.write((json.dumps([completion, reference, timeout_s, *options]) + "\n").encode())
             self.process.stdin.flush()
         except BrokenPipeError:
             return None
@@ -108,15 +113,17 @@ def _close_idle_workers() -> None:
         _idle_workers.clear()
 
 
-def check_in_subprocess(pairs: list[tuple[str, str | None]], timeout_s: float) -> list[tuple[bool, str | None]]:
-    """Grade (completion, reference) pairs in a worker; an overrun scores False and respawns it."""
+def check_in_subprocess(jobs: list[Job], timeout_s: float) -> list[tuple[bool, str | None]]:
+    """Grade jobs (see `Job`) in a worker; an overrun scores False, with the answer extracted here,
+    and respawns it."""
     worker: _Worker | None = _take_worker()
     results = []
-    for completion, reference in pairs:
+    for job in jobs:
         worker = worker or _Worker()
-        result = worker.check(completion, reference, timeout_s)
+        result = worker.check(job, timeout_s)
         if result is None:
-            result, worker = (False, boxed_answer(completion)), None
+            completion, _, *options = job
+            result, worker = (False, extracted_answer(completion, *options[1:])), None
         results.append(result)
     if worker is not None:
         with _pool_lock:
@@ -127,8 +134,8 @@ def check_in_subprocess(pairs: list[tuple[str, str | None]], timeout_s: float) -
 def main() -> None:
     print("ready", flush=True)
     for line in sys.stdin:
-        completion, reference, timeout_s = json.loads(line)
-        print(json.dumps(check_in_main_thread(completion, reference, timeout_s)), flush=True)
+        completion, reference, timeout_s, *options = json.loads(line)
+        print(json.dumps(check_in_main_thread(completion, reference, timeout_s, *options)), flush=True)
 
 
 if __name__ == "__main__":

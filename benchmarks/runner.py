@@ -20,7 +20,10 @@ results.json and samples.jsonl as they were):
   share of wall time).
 - samples.jsonl: one line per completion: benchmark, id, sample, prompt, completion, extracted
   answer, reference, correct (primary metric > 0.5 — pass/fail for binary metrics), scores;
-  skipped rows have completion null and a "skipped" reason.
+  extraction_rule and graded_text: how a math answer was found ("boxed", "statement" or "whole",
+  see benchmarks.math_answer) and the exact parts of the completion it was read from (every box of
+  an answer split over several); null when there is no answer or the grader is not a math one.
+  Skipped rows have completion null and a "skipped" reason instead.
 """
 
 import json
@@ -108,7 +111,10 @@ def _sample_lines(benchmark: Benchmark, rows, prompts, completions, graded) -> l
                 "correct": scores[primary] > 0.5,
                 "scores": scores,
             }
-            if samples is None:
+            if samples is not None:  # the math grader's `Extracted` knows; other graders' answers are null
+                record["extraction_rule"] = getattr(extracted, "rule", None)
+                record["graded_text"] = list(extracted.spans) if hasattr(extracted, "spans") else None
+            else:
                 record["skipped"] = SKIPPED
             lines.append(json.dumps(record, ensure_ascii=False))
     return lines

@@ -173,11 +173,14 @@ class RLModule(L.LightningModule):
         step = self.current_epoch
         metrics = StepMetrics()
         t0 = time.perf_counter()
+        self.rollout_problems = None  # set by collect_rollouts: the problem text of each row
         rollouts, answers = self.collect_rollouts(step)
         t_rollout = time.perf_counter() - t0
 
         lengths = rollouts.response_mask.sum(-1)  # [N]
-        rewards, correct = self.reward_fn(rollouts.texts, answers, lengths)  # [N], [N]
+        rewards, correct = self.reward_fn(  # [N], [N]: graded knowing each row's problem and truncation
+            rollouts.texts, answers, lengths, problems=self.rollout_problems, truncated=rollouts.truncated
+        )
         G = self.config.rollout.group_size
         advantages = group_advantages(rewards, G, std_normalize=self.config.algo.advantage == "group_std")  # [N]
         keep = torch.ones(len(rewards), dtype=torch.bool)  # [N]
@@ -210,6 +213,7 @@ class RLModule(L.LightningModule):
             self.backend, self.tokenizer, [p.prompt for p in problems], rollout.group_size, params
         )
         answers = [problems[i].answer for i in rollouts.prompt_index.tolist()]
+        self.rollout_problems = [problems[i].prompt for i in rollouts.prompt_index.tolist()]  # for the reward
         return rollouts, answers
 
     def loss_at_step(self, step: int):

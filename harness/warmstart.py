@@ -29,7 +29,11 @@ def heldout_accuracy(
     backend = HFGenerateBackend(model, tokenizer)
     params = SamplingParams(max_new_tokens, temperature, greedy=greedy)
     rollouts = sample_messages(backend, tokenizer, [p.prompt for p in problems], 1, params)
-    correct = grade_math_batch(rollouts.texts, [p.answer for p in problems])
+    problem_of_row = [problems[i].prompt for i in rollouts.prompt_index.tolist()]
+    answer_of_row = [problems[i].answer for i in rollouts.prompt_index.tolist()]
+    correct = grade_math_batch(
+        rollouts.texts, answer_of_row, problems=problem_of_row, truncated=rollouts.truncated.tolist()
+    )
     return sum(correct) / max(len(correct), 1)
 
 

@@ -4,9 +4,11 @@ Run: ``python tests/perf/bench_grading.py [--seconds 3]`` (reads $HARNESS_BENCHM
 ../shared/benchmarks). Prints one line per workload: integer answers (the fast path: arithmetic
 rewards, AIME, AMC) and LaTeX answers from MATH-500 / HMMT (math-verify with sympy), as a mix
 of correct and incorrect, short and long (~2 kB of reasoning) completions, then the LaTeX
-correct and incorrect halves apart, then the mixed LaTeX workload from another thread (graded
-in the subprocess worker). Last, the seconds that each hostile input (malformed, huge, or made to
-be slow) takes against a 1 s budget, in the main thread and from another thread, and the worst.
+correct and incorrect halves apart, the mixed LaTeX workload with each reference's problem
+passed (the restatement check, as evaluation and training grade), then the mixed LaTeX workload
+from another thread (graded in the subprocess worker). Last, the seconds that each hostile input
+(malformed, huge, or made to be slow) takes against a 1 s budget, in the main thread and from
+another thread, and the worst.
 """
 
 import argparse
@@ -21,7 +23,7 @@ from benchmarks import generate_arithmetic, get_benchmark, grade_math_batch
 
 REASONING = "Let us think step by step. We expand, simplify and check each case carefully. " * 25
 HOSTILE_BUDGET_S = 1.0
-HOSTILE = {  # name: completion, graded against the reference "5"
+HOSTILE = {  # name: completion, graded against the reference "5" (or the one given with it)
     "20000 unclosed \\boxed{": "\\boxed{" * 20_000,
     "200000 unclosed {": "{" * 200_000,
     "deeply nested braces": "\\boxed{" + "{" * 50_000 + "}" * 50_000 + "}",
@@ -36,6 +38,10 @@ HOSTILE = {  # name: completion, graded against the reference "5"
     "\\boxed{3^{100000000}}": "\\boxed{3^{100000000}}",
     "200000 words, no box": "word " * 200_000,
     "10 MB, then \\boxed{5}": "a" * 10_000_000 + " so \\boxed{5}",
+    # Against "5" the grader refuses the power towers above before sympy sees them (unevaluated where
+    # the reference is a value); these references let the answer reach math-verify and its timer.
+    "\\boxed{3^{100000000}} vs an expression": ("\\boxed{3^{100000000}}", "3^{100000000} + 1"),
+    "\\boxed{(x+1)^{100000}} vs an expression": ("\\boxed{(x+1)^{100000}}", "(x+1)^{99999}"),
 }
 
 
@@ -49,11 +55,11 @@ def completions_for(references: list[str], rng: random.Random) -> list[tuple[str
     return pairs
 
 
-def throughput(pairs: list[tuple[str, str]], seconds: float) -> tuple[float, int]:
+def throughput(pairs: list[tuple[str, str]], seconds: float, problems: list[str] | None = None) -> tuple[float, int]:
     graded, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
         completions, references = zip(*pairs)
-        grade_math_batch(list(completions), list(references))
+        grade_math_batch(list(completions), list(references), problems=problems)
         graded += len(pairs)
     return graded / (time.perf_counter() - started), graded
 
@@ -68,13 +74,14 @@ def main() -> None:
     rng = random.Random(0)
     arithmetic = [row["answer"] for row in generate_arithmetic(3, "train", 400, seed=0)]
     integer = arithmetic + [row["answer"] for row in get_benchmark("aime24").load(data_dir)]
-    latex = [
-        row["answer"]
+    latex_rows = [
+        row
         for name in ("math500", "hmmt25")
         for row in get_benchmark(name).load(data_dir)
         if not row["answer"].strip().lstrip("-").isdigit()
     ]
-    latex_pairs = completions_for(latex, rng)[:200]
+    latex_pairs = completions_for([row["answer"] for row in latex_rows], rng)[:200]
+    latex_problems = [row["problem"] for row in latex_rows[:200]]  # the problem of each pair's reference
     workloads = {
         "integer answers, mixed": completions_for(integer, rng),
         "LaTeX answers, mixed": latex_pairs,
@@ -85,6 +92,8 @@ def main() -> None:
     for name, pairs in workloads.items():
         rate, graded = throughput(pairs, args.seconds)
         print(f"{name:34s} {rate:10.0f} answers/s  ({graded} graded, main thread)")
+    rate, graded = throughput(latex_pairs, args.seconds, latex_problems)  # as evaluation and training grade
+    print(f"{'LaTeX answers, mixed, problem given':34s} {rate:10.0f} answers/s  ({graded} graded, main thread)")
     outcome = {}
     pairs = workloads["LaTeX answers, mixed"]
     thread = threading.Thread(target=lambda: outcome.update(result=throughput(pairs, args.seconds)))
@@ -98,23 +107,24 @@ def main() -> None:
     hostile_seconds()
 
 
-def seconds_to_grade(completion: str) -> float:
+def seconds_to_grade(completion: str | tuple[str, str]) -> float:
+    completion, reference = completion if isinstance(completion, tuple) else (completion, "5")
     started = time.perf_counter()
-    grade_math_batch([completion], ["5"], timeout_s=HOSTILE_BUDGET_S)
+    grade_math_batch([completion], [reference], timeout_s=HOSTILE_BUDGET_S)
     return time.perf_counter() - started
 
 
 def hostile_seconds() -> None:
     """Wall time per hostile answer against HOSTILE_BUDGET_S, main thread and another thread."""
-    print(f"\nhostile inputs, seconds against a {HOSTILE_BUDGET_S:.0f} s budget   main thread   other thread")
+    print(f"\nhostile inputs, seconds against a {HOSTILE_BUDGET_S:.0f} s budget       main thread   other thread")
     worst_main = worst_thread = 0.0
     with ThreadPoolExecutor(1) as other_thread:  # its worker process is already warm (see main)
         for name, completion in HOSTILE.items():
             main_seconds = seconds_to_grade(completion)
             thread_seconds = other_thread.submit(seconds_to_grade, completion).result()
             worst_main, worst_thread = max(worst_main, main_seconds), max(worst_thread, thread_seconds)
-            print(f"  {name:40s} {main_seconds:11.2f} {thread_seconds:14.2f}")
-    print(f"  {'worst':40s} {worst_main:11.2f} {worst_thread:14.2f}")
+            print(f"  {name:44s} {main_seconds:11.2f} {thread_seconds:14.2f}")
+    print(f"  {'worst':44s} {worst_main:11.2f} {worst_thread:14.2f}")
 
 
 if __name__ == "__main__":
