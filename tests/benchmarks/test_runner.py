@@ -43,6 +43,8 @@ def test_half_correct_sampler_scores_half(data_dir, tmp_path):
         "prompt",
         "completion",
         "extracted",
+        "extraction_rule",
+        "graded_text",
         "reference",
         "correct",
         "scores",
