@@ -16,26 +16,7 @@ STEPS = 24  # tiny steps take a fraction of a second: enough of them that the ki
 
 def test_kill_then_resume(tmp_path, mlflow_server):
     out = tmp_path / "run"
-    args = [
-        sys.executable,
-        "-m",
-        "harness.cli",
-        "train",
-        "--profile",
-        "tiny",
-        "--output-dir",
-        str(out),
-        "--tracking-uri",
-        mlflow_server,
-        "--run.steps",
-        str(STEPS),
-        "--run.checkpoint_every",
-        "2",
-        "--rollout.prompts_per_step",
-        "8",
-        "--algo.mini_batches",
-        "2",
-    ]
+    args = train_args(out, mlflow_server, STEPS, every=2)
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     last = out / "checkpoints" / "last.ckpt"
     deadline = time.time() + 300
