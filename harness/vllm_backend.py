@@ -170,6 +170,10 @@ class VLLMBackend:
         self.llm.collective_rpc("harness_load_weights", args=(self.shared.path, self.shared.nbytes, self.shared.layout))
         self.llm.reset_prefix_cache()
 
+    def close(self) -> None:
+        """Stop the engine's process now (otherwise it stops when the backend is collected)."""
+        self.llm.llm_engine.engine_core.shutdown()
+
     def sampling(self, params: SamplingParams, n: int, prompt: int):
         from vllm import SamplingParams as VLLMSampling
 

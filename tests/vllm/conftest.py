@@ -23,4 +23,6 @@ def tiny_engine(tiny):
     from harness.rollout import EngineOptions, make_backend
 
     model, tokenizer = tiny
-    return make_backend("vllm", model, tokenizer, 64, EngineOptions(seed=0))
+    engine = make_backend("vllm", model, tokenizer, 64, EngineOptions(seed=0))
+    yield engine
+    engine.close()

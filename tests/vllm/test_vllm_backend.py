@@ -46,6 +46,7 @@ def test_greedy_tokens_equal_hf_on_smollm2_for_32_tokens():
     model, tokenizer = load_model("smollm2-135m-instruct")
     engine = make_backend("vllm", model, tokenizer, 16, EngineOptions(seed=0))
     vllm_out, hf_out = greedy_pair(engine, model, tokenizer, SMOL_MESSAGES, tokens=32)
+    engine.close()
     assert vllm_out.response_mask.sum(-1).min() >= 8  # real answers, not an immediate EOS
     assert_same_tokens(vllm_out, hf_out)
 
@@ -89,4 +90,5 @@ def test_after_one_optimizer_update_the_engine_samples_the_trainers_weights(tiny
     assert trainer.response_ids.tolist() != before.response_ids.tolist()  # the update changed the output
     engine.sync_weights(model)
     synced, trainer = greedy_pair(engine, model, tokenizer, TINY_MESSAGES, tokens=12)
+    engine.close()
     assert_same_tokens(synced, trainer)
