@@ -66,8 +66,14 @@ def test_resume_may_change_only_the_documented_keys(tmp_path):
         run_dir.check_resumable(config_for(tmp_path, **{"run.tracking_uri": "sqlite:///a.db", "optim.lr": 1e-3}), 5)
     with pytest.raises(ConfigError, match="tracked at sqlite:///a.db; resume it with that --tracking-uri"):
         run_dir.check_resumable(config_for(tmp_path), 5)
+    same = config_for(tmp_path, **{"run.tracking_uri": "sqlite:///a.db"})
+    with pytest.raises(ConfigError, match="already holds 601 steps and run.steps=600"):
+        run_dir.check_resumable(same, 601)
+    # All steps done but no summary yet: killed while writing the final model; a resume finishes it.
+    run_dir.check_resumable(same, 600)
+    run_dir.summary_file.write_text("{}")
     with pytest.raises(ConfigError, match="already holds 600 steps and run.steps=600"):
-        run_dir.check_resumable(config_for(tmp_path, **{"run.tracking_uri": "sqlite:///a.db"}), 600)
+        run_dir.check_resumable(same, 600)
 
 
 def test_rollout_log_restarts_at_the_checkpoint_step(tmp_path):

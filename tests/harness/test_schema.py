@@ -15,10 +15,10 @@ import pytest
 
 from harness.config import ConfigError, build_config, help_rows, load_yaml
 from harness.evaluate import evaluate_model
+from harness.models import load_model
 from harness.schema import CONFIG_DIR, PROFILES, EvalConfig, TaskConfig, TrainConfig, load_train_config
 from harness.tasks import build_task
 from harness.tracking import flatten
-from harness.models import load_model
 from harness.train import make_strategy, train
 
 # Reads by the config machinery itself (validation, dict conversion, generated dataclass methods)
