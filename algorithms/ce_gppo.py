@@ -36,8 +36,8 @@ from typing import ClassVar
 import torch
 
 from .batch import LossOutput, PolicyBatch
-from .clipping import clip_metrics, dual_clip, importance_ratio
-from .registry import check_clip_ratio_c, check_eps, check_nonnegative, register_loss
+from .clipping import TokenClipParams, clip_metrics, dual_clip, importance_ratio
+from .registry import check_nonnegative, register_loss
 
 
 def gradient_preserving_loss(
@@ -72,26 +72,18 @@ def gradient_preserving_loss(
 
 @register_loss("ce_gppo")
 @dataclass(frozen=True)
-class CEGPPOLoss:
-    eps_low: float = 0.2
-    eps_high: float = 0.2
+class CEGPPOLoss(TokenClipParams):
+    clip_ratio_c: float | None = 10.0
     beta1: float = 0.5
     beta2: float = 1.0
-    clip_ratio_c: float | None = 10.0
 
     default_agg: ClassVar[str] = "token_mean"
     schedulable: ClassVar[tuple[str, ...]] = ("beta1", "beta2")  # a BetaSchedule may move them
 
     def __post_init__(self) -> None:
-        check_eps("eps_low", self.eps_low)
-        check_eps("eps_high", self.eps_high)
+        super().__post_init__()  # eps_low, eps_high, clip_ratio_c
         check_nonnegative("beta1", self.beta1)
         check_nonnegative("beta2", self.beta2)
-        check_clip_ratio_c(self.clip_ratio_c)
-
-    @property
-    def clip_bounds(self) -> tuple[float, float]:
-        return self.eps_low, self.eps_high
 
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         return gradient_preserving_loss(batch, self.eps_low, self.eps_high, self.beta1, self.beta2, self.clip_ratio_c)

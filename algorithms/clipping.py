@@ -1,17 +1,42 @@
 """Shared pieces of the ratio-based losses: the importance ratio, PPO's clipped surrogate, the
-dual clip, and the clip diagnostics every clipped loss reports.
+dual clip, the clip diagnostics every clipped loss reports, and `TokenClipParams`, the
+hyper-parameters (with their checks) of the losses that clip each token's ratio.
 
-These are plain functions, not a base class: each loss file spells out its own objective and
-calls only what it needs.
+The maths is plain functions, not a base class: each loss file spells out its own objective and
+calls only what it needs. Only the parameters are inherited (GRPO, DAPO, GPPO, CE-GPPO).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
 from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
+from .registry import check_clip_ratio_c, check_eps
+
+
+@dataclass(frozen=True)
+class TokenClipParams:
+    """eps_low / eps_high (the clip range [1 - eps_low, 1 + eps_high] of every token's ratio) and
+    clip_ratio_c (the dual-clip bound c > 1 for A < 0 tokens, or None), checked when a loss is
+    built; `clip_bounds` gives the trainer's clip-side metrics the range. A loss changes a
+    default by declaring the field again (DAPO: eps_high 0.28)."""
+
+    eps_low: float = 0.2
+    eps_high: float = 0.2
+    clip_ratio_c: float | None = None
+
+    def __post_init__(self) -> None:
+        check_eps("eps_low", self.eps_low)
+        check_eps("eps_high", self.eps_high)
+        check_clip_ratio_c(self.clip_ratio_c)
+
+    @property
+    def clip_bounds(self) -> tuple[float, float]:
+        return self.eps_low, self.eps_high
 
 
 def importance_ratio(logp: Tensor, old_logp: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:

@@ -25,27 +25,16 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .batch import LossOutput, PolicyBatch
-from .clipping import clipped_surrogate
-from .registry import check_clip_ratio_c, check_eps, register_loss
+from .clipping import TokenClipParams, clipped_surrogate
+from .registry import register_loss
 
 
 @register_loss("dapo")
 @dataclass(frozen=True)
-class DAPOLoss:
-    eps_low: float = 0.2
-    eps_high: float = 0.28
-    clip_ratio_c: float | None = None
+class DAPOLoss(TokenClipParams):
+    eps_high: float = 0.28  # clip-higher
 
     default_agg: ClassVar[str] = "token_mean"
-
-    def __post_init__(self) -> None:
-        check_eps("eps_low", self.eps_low)
-        check_eps("eps_high", self.eps_high)
-        check_clip_ratio_c(self.clip_ratio_c)
-
-    @property
-    def clip_bounds(self) -> tuple[float, float]:
-        return self.eps_low, self.eps_high
 
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         return clipped_surrogate(batch, self.eps_low, self.eps_high, self.clip_ratio_c)

@@ -26,26 +26,16 @@ from typing import ClassVar
 
 from .batch import LossOutput, PolicyBatch
 from .ce_gppo import gradient_preserving_loss
-from .registry import check_clip_ratio_c, check_eps, register_loss
+from .clipping import TokenClipParams
+from .registry import register_loss
 
 
 @register_loss("gppo")
 @dataclass(frozen=True)
-class GPPOLoss:
-    eps_low: float = 0.2
-    eps_high: float = 0.2
+class GPPOLoss(TokenClipParams):
     clip_ratio_c: float | None = 10.0
 
     default_agg: ClassVar[str] = "token_mean"
-
-    def __post_init__(self) -> None:
-        check_eps("eps_low", self.eps_low)
-        check_eps("eps_high", self.eps_high)
-        check_clip_ratio_c(self.clip_ratio_c)
-
-    @property
-    def clip_bounds(self) -> tuple[float, float]:
-        return self.eps_low, self.eps_high
 
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         # beta1 = beta2 = 1: both clipped sides keep the full (1 -+ eps) A gradient.

@@ -83,7 +83,7 @@ def register_loss(name: str) -> Callable[[T], T]:
             raise ValueError(f"loss {name!r} is already registered by {_REGISTRY[name].__name__}")
         cls.name = name
         for attribute, default in _DEFAULT_CAPABILITIES.items():
-            if attribute not in vars(cls):
+            if not hasattr(cls, attribute):  # declared by the class or a base (TokenClipParams)
                 setattr(cls, attribute, default)
         _REGISTRY[name] = cls
         return cls

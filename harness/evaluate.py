@@ -23,9 +23,10 @@ from benchmarks import resolve_suite
 from benchmarks.files import atomic_write_text
 from benchmarks.report import format_results
 from benchmarks.runner import evaluate, log_to_mlflow
+from harness.backends import make_backend, require_backend
 from harness.config import ConfigError
 from harness.models import load_model
-from harness.rollout import EngineOptions, SamplingParams, make_backend, prompt_fits, require_backend, sample_messages
+from harness.rollout import EngineOptions, SamplingParams, prompt_fits, sample_messages
 from harness.schema import EvalConfig
 from harness.tracking import check_store, tracked_run
 

@@ -35,10 +35,11 @@ import torch
 from lightning.pytorch.strategies import FSDPStrategy
 
 from algorithms import PolicyBatch, aggregate, batch_counts, dynamic_sampling_filter, group_advantages, kl_penalty
+from harness.backends import make_backend
 from harness.logprobs import response_logprobs
 from harness.metrics import StepMetrics, add_clipped_lp_shares, quadrant_metrics
 from harness.rewards import MathReward
-from harness.rollout import EngineOptions, Rollouts, SamplingParams, make_backend, mismatch_weights, sample_messages
+from harness.rollout import EngineOptions, Rollouts, SamplingParams, mismatch_weights, sample_messages
 from harness.schema import TrainConfig, loss_and_schedule
 
 

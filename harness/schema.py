@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from algorithms import AGG_MODES, KL_ESTIMATORS, LOSSES, SCHEDULE_KINDS, BetaSchedule, get_loss
+from harness.backends import ROLLOUT_BACKENDS
 from harness.config import ConfigError, build_config, check_sections, deep_merge, dotted_to_nested, load_yaml, param
-from harness.rollout import ROLLOUT_BACKENDS
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 PROFILES = ("tiny", "smol", "paper")

@@ -22,12 +22,13 @@ import torch
 from lightning.pytorch.utilities import rank_zero_only
 
 from benchmarks.files import atomic_directory, atomic_write_text
+from harness.backends import require_backend
 from harness.checkpoints import StreamingCheckpointIO, steps_in
 from harness.config import ConfigError, to_dict
 from harness.models import cache_dir, load_model
 from harness.module import RLModule
 from harness.progress import RLProgress
-from harness.rollout import prompt_fits, require_backend
+from harness.rollout import prompt_fits
 from harness.run_dir import RolloutLog, RunDirectory
 from harness.schema import TrainConfig
 from harness.summary import print_train_summary, train_summary

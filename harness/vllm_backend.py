@@ -1,6 +1,6 @@
 """vLLM rollouts: an engine beside the trainer that receives the policy's weights in memory.
 
-    backend = make_backend("vllm", policy, tokenizer, batch_size=64, engine=EngineOptions(seed=0))
+    backend = make_backend("vllm", policy, tokenizer, batch_size=64, engine=EngineOptions(seed=0))  # harness.backends
     rollouts = backend.generate(prompts, n=8, params=SamplingParams(512, temperature=1.0))
     ...optimizer steps...
     backend.sync_weights(policy)          # the next rollouts sample from the updated policy

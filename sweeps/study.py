@@ -9,7 +9,7 @@ command on another machine against a PostgreSQL / MySQL URL) opens the same stud
   reach the study's size;
 - a worker killed mid-trial stops sending heartbeats; after `grace_period` seconds another
   worker (or the next start) fails that trial, closes its MLflow run as KILLED and retries it
-  once (Optuna's RetryFailedTrialCallback); a worker waits for such trials before it ends;
+  once (Optuna's RetryHeartbeatStaleTrialCallback); a worker waits for such trials before it ends;
 - the MLflow parent run is found by its tags (study name, role "parent"), so all workers and
   restarts log their trials under one parent.
 """
@@ -46,7 +46,7 @@ def _first_line(error: BaseException) -> str:
 
 def close_dead_trial(config: SweepConfig):
     """The stale-trial callback: its MLflow run becomes KILLED, then the trial is retried once."""
-    retry = optuna.storages.RetryFailedTrialCallback(max_retry=1)
+    retry = optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=1)
 
     def callback(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
         run_id = trial.user_attrs.get("mlflow_run_id")

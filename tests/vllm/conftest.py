@@ -20,7 +20,8 @@ def tiny():
 
 @pytest.fixture(scope="session")
 def tiny_engine(tiny):
-    from harness.rollout import EngineOptions, make_backend
+    from harness.backends import make_backend
+    from harness.rollout import EngineOptions
 
     model, tokenizer = tiny
     engine = make_backend("vllm", model, tokenizer, 64, EngineOptions(seed=0))

@@ -1,0 +1,84 @@
+"""The layout's rules, checked on the source: imports go one way (no cycles, counting imports
+made inside functions), and nothing outside algorithms/ probes a loss with `hasattr`."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("algorithms", "benchmarks", "harness", "sweeps")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules(path: Path, known: set[str]) -> set[str]:
+    """The project's modules that `path` imports anywhere in its body (relative imports resolved)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found |= {t for t in targets if t in known}
+    return found - {name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = [p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")]
+    known = {module_name(p) for p in files}
+    return {module_name(p): imported_modules(p, known) for p in files}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt) :] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (cycle := visit(start)):
+            return cycle
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_imports_go_one_way():
+    graph = import_graph()
+    assert "harness.rollout" in graph["harness.vllm_backend"]  # the graph sees real imports
+    assert find_cycle(graph) is None
+
+
+def test_no_hasattr_on_losses_outside_algorithms():
+    offenders = []
+    for pkg in ("benchmarks", "harness", "sweeps"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "hasattr":
+                    text = ast.unparse(node)
+                    if "loss" in text.lower():
+                        offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {text}")
+    assert offenders == []
