@@ -20,6 +20,7 @@ prompt fits the model being evaluated is decided later, per model, by the runner
 `prompt_fits` (those rows are skipped and counted, not refused).
 """
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,6 +70,9 @@ class Benchmark:
     nonempty_fields: tuple[str, ...] = ()
     """Required fields that must also hold something: not blank text, not an empty list or
     mapping (e.g. a math problem and its reference answer)."""
+    scalar_fields: tuple[str, ...] = ()
+    """Required fields read as text: each must be a string or a number, not true / false, a list
+    or a mapping (a math answer; JSON's NaN and Infinity never load, see files.read_jsonl)."""
     fetch_online: Callable[[], list[dict]] | None = None
     """Rows from the Hugging Face Hub in this benchmark's schema (used when no local file)."""
     generate: Callable[[int | None, int], list[dict]] | None = None
@@ -174,6 +178,10 @@ class Benchmark:
             empty = [name for name in self.nonempty_fields if _is_empty(row[name])]
             if empty:
                 return index, f"blank value in field(s) {', '.join(empty)}"
+            for name in self.scalar_fields:
+                value = row[name]
+                if isinstance(value, bool) or not isinstance(value, str | int | float):
+                    return index, f"field {name} is {json.dumps(value)[:40]}, not text or a number"
             try:
                 prompt = self.prompt(row)
             except Exception as error:  # a field of the wrong type: name the row, not a traceback

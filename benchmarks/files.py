@@ -39,8 +39,10 @@ def read_jsonl(path: str | Path, *, required: tuple[str, ...] = (), what: str = 
     """Every non-blank line of `path` as a JSON object, each with the `required` fields.
 
     Raises DataError (one line: the file, the line number, the problem) for a missing or empty
-    file, bytes that are not UTF-8, a line that is not JSON, a row that is not an object, or a
-    missing required field; `what` names the file's role in the message ("task.path", ...)."""
+    file, bytes that are not UTF-8, a line that is not JSON (NaN and Infinity included), text
+    that is not valid Unicode (an escaped lone surrogate), a row that is not an object, or a
+    missing required field; `what` names the file's role in the message ("task.path", ...).
+    An integer too long for Python's int() (over 4000 digits) is kept as its exact digit text."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{what} {path}: no such file")
@@ -54,13 +56,21 @@ def read_jsonl(path: str | Path, *, required: tuple[str, ...] = (), what: str = 
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = json.loads(line, parse_int=_json_int, parse_constant=_no_constant)
             except json.JSONDecodeError as error:
                 raise DataError(f"{what} {path}:{number}: not valid JSON ({error.msg})") from None
+            except ValueError as error:  # NaN / Infinity (see _no_constant)
+                raise DataError(f"{what} {path}:{number}: {error}") from None
             except RecursionError:
                 raise DataError(f"{what} {path}:{number}: JSON nested too deeply") from None
             if not isinstance(row, dict):
                 raise DataError(f"{what} {path}:{number}: expected a JSON object, got {type(row).__name__}")
+            surrogate = _unpaired_surrogate(row)
+            if surrogate is not None:
+                raise DataError(
+                    f"{what} {path}:{number}: the text holds an unpaired surrogate ({surrogate}), which is not "
+                    "valid Unicode"
+                )
             missing = [name for name in required if name not in row]
             if missing:
                 raise DataError(f"{what} {path}:{number}: missing field(s) {', '.join(missing)}")
@@ -68,6 +78,37 @@ def read_jsonl(path: str | Path, *, required: tuple[str, ...] = (), what: str = 
     if not rows:
         raise DataError(f"{what} {path}: the file holds no rows")
     return rows
+
+
+_INT_DIGITS = 4000  # below Python's 4300-digit limit on int(str)
+
+
+def _json_int(digits: str) -> int | str:
+    """A JSON integer as an int; past Python's digit limit, as its exact digit text (int() would raise)."""
+    return int(digits) if len(digits) <= _INT_DIGITS else digits
+
+
+def _no_constant(name: str):
+    """JSON has no NaN / Infinity; Python's json reads them unless told otherwise. No data needs them."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _unpaired_surrogate(value) -> str | None:
+    """The first lone UTF-16 surrogate in the strings of a parsed row (written as \\ud800 in JSON, legal
+    to escape but not text any tokenizer or file can hold), as an escape; None when there is none."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            return f"\\u{ord(value[error.start]):04x} at character {error.start}"
+        return None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _unpaired_surrogate(key) if isinstance(key, str) else None
+        found = found or _unpaired_surrogate(item)
+        if found:
+            return found
+    return None
 
 
 def _temporary_name(target: Path) -> str:

@@ -45,6 +45,7 @@ arithmetic do), so the interval timer of `check_in_main_thread` stops them, and 
 run under it.
 """
 
+import decimal
 import functools
 import logging
 import numbers
@@ -121,6 +122,10 @@ def reference_text(reference) -> str | None:
     cannot be read or is too long to match any answer becomes "" (matches nothing)."""
     if reference is None or isinstance(reference, str):
         text = reference
+    elif isinstance(reference, bool):  # True / False are not answers (bool is a Number in Python)
+        text = ""
+    elif isinstance(reference, int):  # exact digits at any length (str() refuses past 4300 digits)
+        text = str(decimal.Decimal(reference))
     elif isinstance(reference, numbers.Number):
         text = str(reference)
     else:

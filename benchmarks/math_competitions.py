@@ -64,6 +64,7 @@ def _math_benchmark(
         expected_rows=rows,
         required_fields=("id", "problem", "answer"),
         nonempty_fields=("problem", "answer"),
+        scalar_fields=("problem", "answer"),
         make_prompt=math_prompt,
         grade=functools.partial(grade_math_row, fallback=fallback),
         metrics=(Metric("acc"),),

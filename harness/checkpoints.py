@@ -6,10 +6,12 @@ AdamW that measured ~1.1 GB of extra peak RSS (4657 vs 3523 MB). Here `torch.sav
 temporary file next to the target, which is then renamed over it (`benchmarks.files.atomic_file`):
 a kill during the save leaves the previous checkpoint untouched, and memory stays flat.
 
-Resuming picks `last.ckpt` when it is intact, else the newest intact `rl-step<N>.ckpt` beside it
-(a file truncated, emptied or overwritten by something else is never unpickled). A torch
-checkpoint is a zip archive whose index sits at its end, so opening the archive and finding its
-pickle is a cheap test that the file is whole.
+Resuming picks `last.ckpt` when it is intact, else the newest intact `rl-step<N>.ckpt` beside it.
+A torch checkpoint is a zip archive whose index sits at its end, and every member carries a CRC-32:
+a file is intact when the archive opens, holds a pickle, every member's CRC matches (this reads
+the whole file once: about a second per GB) and its structure loads without the tensors (mmap).
+So a truncated, emptied or partly overwritten file, or one that is not a torch checkpoint, is never
+resumed from, and a bit flip in the weights cannot slip into a resumed run.
 """
 
 from __future__ import annotations
@@ -37,17 +39,23 @@ class StreamingCheckpointIO(TorchCheckpointIO):
 
 
 def damage(path: Path) -> str | None:
-    """Why the checkpoint file cannot be used (None when it is intact as far as its index says)."""
+    """Why the checkpoint file cannot be used, or None when it is intact (see the module docstring)."""
     try:
         if path.stat().st_size == 0:
             return "empty"
         with zipfile.ZipFile(path) as archive:
             if not any(name.endswith("data.pkl") for name in archive.namelist()):
                 return "not a torch checkpoint"
+            corrupt = archive.testzip()  # the first member whose data does not match its CRC-32
+            if corrupt is not None:
+                return f"corrupt data in {corrupt}"
+        steps_in(path)  # the pickle and torch's records load
     except zipfile.BadZipFile:
         return "truncated or not a torch checkpoint"
     except OSError as error:
         return error.strerror or str(error)
+    except Exception as error:  # a pickle or record torch cannot read: whatever it raises, not resumable
+        return f"not a readable torch checkpoint ({type(error).__name__})"
     return None
 
 

@@ -297,6 +297,13 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, DataError, TrackingError, FileNotFoundError, NotADirectoryError) as err:
         print(f"harness {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:
+        if err.filename is None:  # not about a path the user chose: a real fault, keep the traceback
+            raise
+        # A file-system refusal on a named path (read-only, full, no permission, a file in the way):
+        # the user's environment, not a bug. Runs were already closed as FAILED by their context.
+        print(f"harness {args.command}: error: cannot use {err.filename}: {err.strerror or err}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"harness {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -63,7 +63,7 @@ def field_docs(cls: type) -> dict[str, str]:
 
 
 class _YAMLLoader(yaml.SafeLoader):
-    """PyYAML's safe loader (YAML 1.1) plus YAML 1.2's floats without a dot: `1e-5`, `3E4`.
+    """PyYAML's safe loader (YAML 1.1) plus every float YAML 1.2 reads: `1e-5`, `3E4`, `.5e3`, `-.5`.
 
     YAML 1.1 reads `1e-5` as the string "1e-5", which would turn the most common way of writing
     a learning rate into a type error."""
@@ -71,8 +71,9 @@ class _YAMLLoader(yaml.SafeLoader):
 
 _YAMLLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
+    # 1e-5, 1.5E3 (any exponent); .5, -.5, .5e3 (a leading dot, with any sign or exponent)
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+|\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?)$"),
+    list("-+.0123456789"),
 )
 
 

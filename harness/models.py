@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -194,15 +195,19 @@ def resolve_model_path(name_or_path: str) -> str:
 
 def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device: str | None = None):
     """Return `(model, tokenizer)` for a built-in name, a local folder or a hub id."""
+    from safetensors import SafetensorError
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
     source = resolve_model_path(name_or_path)
+    # What a damaged or foreign folder raises: unreadable files, bad JSON, truncated or corrupt
+    # weights (safetensors headers, pickles), weights whose shapes do not fit the config.
+    unreadable = (OSError, ValueError, KeyError, TypeError, SafetensorError, pickle.UnpicklingError, RuntimeError)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
         model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
-    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError) as error:
+    except unreadable as error:
         first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
         raise ConfigError(f"model {name_or_path!r} cannot be loaded: {first}") from None
     if tokenizer.pad_token is None:

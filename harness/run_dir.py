@@ -1,7 +1,7 @@
 """The output directory of one `harness train` run: what it holds, who owns it, what resuming may change.
 
     run_dir = RunDirectory("runs/ce")
-    run_dir.claim()              # refuse a file, an unwritable place, or a second live process
+    run_dir.claim()              # refuse a file, an unwritable place (or checkpoints/), a second process
     run_dir.check_resumable(config)   # a resume must continue the same run
 
 Layout: `checkpoints/` (last.ckpt and the newest rl-step<N>.ckpt), `run_state.json` (the MLflow
@@ -15,6 +15,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -24,6 +25,20 @@ from harness.checkpoints import latest_intact_checkpoint
 from harness.config import ConfigError, to_dict
 from harness.schema import RESUMABLE_KEYS, TrainConfig
 from harness.tracking import flatten
+
+
+def ensure_writable_folder(path: Path, what: str) -> None:
+    """Create `path` if needed and prove a file can be written in it (then removed); one-line
+    ConfigError naming `what` for a file in the way, a read-only place or a missing permission,
+    so that the refusal comes before any work, not at the first checkpoint."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{what}={str(path)!r} is a file, not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        raise ConfigError(f"cannot write to {what}={str(path)!r}: {error.strerror or error}") from None
 
 
 class RunDirectory:
@@ -41,10 +56,11 @@ class RunDirectory:
         """Create the folder and take its lock for this process; one-line errors for a file, an
         unwritable location, or another live `harness train` in the same folder. Removes what
         killed writers left behind (temporary files)."""
-        if self.path.exists() and not self.path.is_dir():
-            raise ConfigError(f"run.output_dir={str(self.path)!r} is a file, not a directory")
+        ensure_writable_folder(self.path, "run.output_dir")
+        ensure_writable_folder(self.checkpoints, "the run's checkpoints folder")
+        if os.path.lexists(self.model_dir):  # written at the end, through a sibling: only what is in the way
+            ensure_writable_folder(self.model_dir, "the run's model folder")
         try:
-            self.path.mkdir(parents=True, exist_ok=True)
             handle = open(self.path / ".lock", "a+")
         except OSError as error:
             raise ConfigError(f"cannot write to run.output_dir={str(self.path)!r}: {error.strerror}") from None
@@ -97,19 +113,26 @@ class RunDirectory:
                 f"--resume: the run in {self.path} is tracked at {state['tracking_uri']}; resume it with that "
                 f"--tracking-uri (got {config.run.tracking_uri})"
             )
-        if self.config_file.is_file():
-            saved = flatten(yaml.safe_load(self.config_file.read_text()) or {})
-            new = flatten(to_dict(config))
-            changed = [
-                f"{key}: {saved.get(key)!r} -> {new.get(key)!r}"
-                for key in sorted(set(saved) | set(new))
-                if saved.get(key) != new.get(key) and key not in RESUMABLE_KEYS and key != "run.output_dir"
-            ]
-            if changed:
-                raise ConfigError(
-                    f"--resume: this config differs from the run in {self.path} ({'; '.join(changed)}); a resume "
-                    f"may change only {', '.join(RESUMABLE_KEYS)}. Start a new --output-dir for another config"
-                )
+        if not self.config_file.is_file():
+            raise ConfigError(
+                f"--resume: {self.config_file} is missing, so this config cannot be checked against the run's; "
+                "restore it, or start a new --output-dir"
+            )
+        try:
+            saved = flatten(yaml.safe_load(self.config_file.read_text(encoding="utf-8")) or {})
+        except (yaml.YAMLError, UnicodeDecodeError, AttributeError):
+            raise ConfigError(f"--resume: {self.config_file} is damaged (not the YAML this run wrote)") from None
+        new = flatten(to_dict(config))
+        changed = [
+            f"{key}: {saved.get(key)!r} -> {new.get(key)!r}"
+            for key in sorted(set(saved) | set(new))
+            if saved.get(key) != new.get(key) and key not in RESUMABLE_KEYS and key != "run.output_dir"
+        ]
+        if changed:
+            raise ConfigError(
+                f"--resume: this config differs from the run in {self.path} ({'; '.join(changed)}); a resume "
+                f"may change only {', '.join(RESUMABLE_KEYS)}. Start a new --output-dir for another config"
+            )
         # Equal counts with no summary yet: the run was killed after its last step, while writing
         # the final model or summary; resuming does just that remaining work.
         finished = config.run.steps == steps_done and self.summary_file.is_file()

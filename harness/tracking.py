@@ -120,6 +120,7 @@ def check_store(uri: str, timeout_s: float = 5.0) -> None:
         _check_server(uri, timeout_s)
     elif scheme in ("postgresql", "mysql", "mssql"):
         try:
+            _check_database(uri, timeout_s)  # MLflow's own engine retries an unreachable server for minutes
             _with_retries(lambda: _client(uri).search_experiments(max_results=1), uri)()
         except TrackingError:
             raise
@@ -132,6 +133,23 @@ def check_store(uri: str, timeout_s: float = 5.0) -> None:
             f"tracking URI {uri!r} is not supported; use sqlite:///path/mlflow.db, http://host:port of an "
             "mlflow server, or postgresql:// / mysql+pymysql:// database URLs"
         )
+
+
+def _check_database(uri: str, timeout_s: float) -> None:
+    """Open (and close) one connection to a database URL with a connect timeout, so that a server
+    that is down or unreachable fails in seconds; raises what the driver raises."""
+    import sqlalchemy
+
+    driver_timeouts = {"postgresql": "connect_timeout", "mysql": "connect_timeout", "mssql": "timeout"}
+    scheme = urlparse(uri).scheme.split("+")[0]
+    engine = sqlalchemy.create_engine(
+        uri, connect_args={driver_timeouts[scheme]: max(1, int(timeout_s))}, poolclass=sqlalchemy.pool.NullPool
+    )
+    try:
+        with engine.connect():
+            pass
+    finally:
+        engine.dispose()
 
 
 def _first_line(error: BaseException) -> str:

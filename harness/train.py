@@ -166,6 +166,13 @@ def make_trainer(config: TrainConfig, output: Path, logger, extra_callbacks=(), 
     )
 
 
+def close_checkpointless_run(run_dir: RunDirectory, log=print) -> None:
+    """An earlier run of this folder that died before its first checkpoint is marked KILLED."""
+    previous = run_dir.state()
+    if previous and close_orphan(previous["tracking_uri"], previous["mlflow_run_id"], "killed before a checkpoint"):
+        log(f"marked the earlier run {previous['mlflow_run_id']} in {run_dir.path} as KILLED (no checkpoint)")
+
+
 def prepare_run_directory(config: TrainConfig, resume: bool, log=print) -> tuple[RunDirectory, Path | None, int]:
     """Claim the output directory and find what to resume: (run dir, checkpoint, steps it holds)."""
     run_dir = RunDirectory(config.run.output_dir)
@@ -176,11 +183,10 @@ def prepare_run_directory(config: TrainConfig, resume: bool, log=print) -> tuple
             raise ConfigError(
                 f"{run_dir.path} already holds a run; pass --resume to continue it or choose another --output-dir"
             )
-        previous = run_dir.state()
-        if previous and close_orphan(previous["tracking_uri"], previous["mlflow_run_id"], "killed before a checkpoint"):
-            log(f"marked the earlier run {previous['mlflow_run_id']} in {run_dir.path} as KILLED (no checkpoint)")
+        close_checkpointless_run(run_dir, log)
         return run_dir, None, 0
     if found is None:
+        close_checkpointless_run(run_dir, log)  # nothing can continue it: it must not stay RUNNING
         what = "only damaged checkpoints" if run_dir.has_checkpoint_files() else "no checkpoint"
         raise ConfigError(f"--resume: {run_dir.checkpoints} holds {what}; start a new run without --resume")
     checkpoint, note = found

@@ -70,6 +70,16 @@ BAD_LINES = {
     "list answer": (b'{"id": "b", "problem": "p", "answer": []}', r"blank value in field\(s\) answer"),
     "null problem": (b'{"id": "b", "problem": null, "answer": "1"}', r"null value in field\(s\) problem"),
     "null id": (b'{"id": null, "problem": "p", "answer": "1"}', r"null value in field\(s\) id"),
+    "false answer": (b'{"id": "b", "problem": "p", "answer": false}', "field answer is false, not text or a number"),
+    "true answer": (b'{"id": "b", "problem": "p", "answer": true}', "field answer is true, not text or a number"),
+    "mapping answer": (b'{"id": "b", "problem": "p", "answer": {"a": 1}}', 'field answer is {"a": 1}, not text'),
+    "list problem": (b'{"id": "b", "problem": ["p"], "answer": "1"}', r'field problem is \["p"\], not text'),
+    "NaN answer": (b'{"id": "b", "problem": "p", "answer": NaN}', "NaN is not a JSON value"),
+    "Infinity answer": (b'{"id": "b", "problem": "p", "answer": -Infinity}', "-Infinity is not a JSON value"),
+    "lone surrogate": (
+        b'{"id": "b", "problem": "What is \\ud800?", "answer": "1"}',
+        r"the text holds an unpaired surrogate \(\\ud800 at character 8\)",
+    ),
 }
 
 
@@ -85,6 +95,13 @@ def test_bad_row_is_a_one_line_data_error_naming_file_and_line(tmp_path, case):
 def test_numeric_answer_is_accepted(tmp_path):
     _write(tmp_path, b'{"id": 1, "problem": "1+1", "answer": 2}\n')
     assert get_benchmark("aime24").load(tmp_path) == [{"id": 1, "problem": "1+1", "answer": 2}]
+
+
+def test_an_answer_past_pythons_digit_limit_loads_as_its_exact_digits(tmp_path):
+    digits = "7" * 5000  # int() refuses past 4300 digits; the row keeps the number as its text
+    _write(tmp_path, b'{"id": 1, "problem": "p", "answer": ' + digits.encode() + b"}\n")
+    row = get_benchmark("aime24").load(tmp_path)[0]
+    assert row["answer"] == digits and get_benchmark("aime24").score(row, f"\\boxed{{{digits}}}") == {"acc": 1.0}
 
 
 @pytest.mark.parametrize("content", [b"", b"\n", b"  \n\t\n\n"])

@@ -373,6 +373,17 @@ def test_long_integers_compare_exactly(completion, reference, expected):
     assert grade_math(completion, reference) is expected
 
 
+def test_a_numeric_reference_past_the_digit_limit_compares_exactly():
+    # str() of such an int raises in Python (4300 digits); the reference is still read exactly
+    big = int(BIG[:4000]) * 10**1000 + int(BIG[4000:])
+    completions = [f"\\boxed{{{BIG}}}", f"\\boxed{{1{'0' * 5000}}}", f"\\boxed{{1{'0' * 4999}}}"]
+    references = [big, 10**5000, 10**5000]
+    assert [grade_math(c, r) for c, r in zip(completions, references)] == [True, True, False]
+    with ThreadPoolExecutor(1) as pool:
+        graded = pool.submit(grade_math_batch, completions, references).result(timeout=60)
+    assert graded == [True, True, False]
+
+
 def test_long_integers_compare_exactly_other_thread():
     completions, references, expected = zip(*LONG_INTEGERS)
     with ThreadPoolExecutor(1) as pool:
@@ -394,6 +405,8 @@ ODD_INPUTS = [
     ("\\boxed{5}", None, (False, "5")),
     ("\\boxed{}", "", (False, "")),
     ("\\boxed{5}", b"5", (False, "5")),
+    ("\\boxed{True}", True, (False, "True")),  # a bool is no reference, though Python counts it a number
+    ("\\boxed{1}", True, (False, "1")),
 ]
 
 

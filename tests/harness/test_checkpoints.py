@@ -1,6 +1,7 @@
 """Checkpoints are written through a temporary file: complete or not replaced at all."""
 
 import threading
+import zipfile
 
 import pytest
 import torch
@@ -32,17 +33,28 @@ def test_storage_options_are_refused(tmp_path):
         StreamingCheckpointIO().save_checkpoint({}, tmp_path / "x.ckpt", storage_options={"a": 1})
 
 
-def test_damage_is_found_without_unpickling(tmp_path):
+def test_damage_of_every_kind_is_found(tmp_path):
     from harness.checkpoints import damage
 
     good = tmp_path / "good.ckpt"
-    StreamingCheckpointIO().save_checkpoint({"epoch": 1, "w": torch.ones(3)}, good)
+    StreamingCheckpointIO().save_checkpoint({"epoch": 1, "w": torch.ones(20_000)}, good)
     assert damage(good) is None
-    cases = {"empty": b"", "truncated or not a torch checkpoint": good.read_bytes()[:40], "garbage": b"x" * 999}
+    data = good.read_bytes()
+    middle = len(data) // 2  # inside the 80 KB tensor
+    flipped = data[:middle] + bytes(b ^ 0xFF for b in data[middle : middle + 4096]) + data[middle + 4096 :]
+    cases = {
+        "empty": b"",
+        "truncated or not a torch checkpoint": data[:40],
+        "garbage": b"x" * 999,
+        "corrupt data in archive/data/0": flipped,  # a partial overwrite: the index is whole, the CRC is not
+    }
     for expected, content in cases.items():
         path = tmp_path / "bad.ckpt"
         path.write_bytes(content)
         assert damage(path) == ("truncated or not a torch checkpoint" if expected == "garbage" else expected)
+    with zipfile.ZipFile(tmp_path / "bad.ckpt", "w") as archive:  # a zip holding a pickle torch cannot read
+        archive.writestr("archive/data.pkl", b"not a pickle")
+    assert damage(tmp_path / "bad.ckpt").startswith("not a readable torch checkpoint (")
 
 
 def test_newest_intact_checkpoint_is_chosen_with_a_note(tmp_path):

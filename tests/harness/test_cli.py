@@ -1,9 +1,12 @@
 """The `harness` command: help lists the sub-commands, `models` lists the built-ins."""
 
+import shutil
 import subprocess
 import sys
 
 import pytest
+
+from harness.models import builtin_path
 
 
 def run(*argv):
@@ -137,6 +140,12 @@ def test_eval_prints_the_table_and_where_the_files_are(tmp_path):
         (["eval", "--lm-eval", "nosuchtask", "--tracking-uri", "none"], "unknown lm-eval task"),
         (["eval", "--model", "broken", "--tracking-uri", "none"], "config.json is not valid JSON"),
         (["eval", "--model", "tiny", "--output-dir", "afile", "--tracking-uri", "none"], "is a file"),
+        (
+            ["train", "--profile", "tiny", "--output-dir", "blocked"],
+            "checkpoints folder='blocked/checkpoints' is a file",
+        ),
+        (["eval", "--model", "junk_weights", "--tracking-uri", "none"], "model 'junk_weights' cannot be loaded"),
+        (["eval", "--model", "cut_weights", "--tracking-uri", "none"], "model 'cut_weights' cannot be loaded"),
         (["models", "--bogus"], "takes no options"),
     ],
 )
@@ -146,9 +155,46 @@ def test_user_mistakes_are_one_line_errors(argv, message, tmp_path):
     (tmp_path / "bad.jsonl").write_bytes(b'{"problem": "\xff\xfe", "answer": "1"}\n')
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "config.json").write_text("{oops")
+    (tmp_path / "blocked").mkdir()
+    (tmp_path / "blocked" / "checkpoints").write_text("a file where the checkpoints folder goes")
+    for name in ("junk_weights", "cut_weights"):  # the tiny model with damaged weights
+        shutil.copytree(builtin_path("tiny"), tmp_path / name)
+    (tmp_path / "junk_weights" / "model.safetensors").write_text("junk")
+    with open(tmp_path / "cut_weights" / "model.safetensors", "r+b") as weights:
+        weights.truncate(5000)
     proc = subprocess.run([sys.executable, "-m", "harness.cli", *argv], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "mlflow.db").exists()  # nothing was tracked
+
+
+READ_ONLY = """
+set -e
+mount -t tmpfs -o ro tmpfs "$1"
+shift
+exec "$@"
+"""
+
+
+@pytest.mark.parametrize(
+    "command, where",
+    [
+        (["train", "--profile", "tiny", "--output-dir", "runs/r"], "runs/r/checkpoints"),
+        (["train", "--profile", "tiny", "--output-dir", "runs"], "runs"),
+        (["eval", "--model", "tiny", "--output-dir", "runs/ev", "--tracking-uri", "none"], "runs/ev"),
+    ],
+)
+def test_a_read_only_place_is_refused_before_any_work(command, where, tmp_path):
+    """A read-only mount (root ignores permission bits, so a real one, in a private mount namespace)."""
+    (tmp_path / where).mkdir(parents=True)
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no private mount namespace here (unshare: {probe.stderr.decode().strip()[:100]})")
+    argv = [sys.executable, "-m", "harness.cli", *command]
+    shell = ["unshare", "-m", "--propagation", "private", "sh", "-c", READ_ONLY, "sh", str(tmp_path / where), *argv]
+    proc = subprocess.run(shell, capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Read-only file system" in lines[0] and where in lines[0], proc.stderr[-2000:]

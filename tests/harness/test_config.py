@@ -104,7 +104,9 @@ def test_cli_errors_are_one_line_with_exit_status_2(argv, message, tmp_path):
     assert not (Path(tmp_path) / "runs").exists()  # nothing was started
 
 
-@pytest.mark.parametrize("spelling", ["1e-5", "1E-5", "1.0e-5", "0.00001", "+1e-05"])
+@pytest.mark.parametrize(
+    "spelling", ["1e-5", "1E-5", "1.0e-5", "0.00001", "+1e-05", ".1e-4", "+.1E-4", ".00001", "10e-6", "0.1e-4", "1.e-5"]
+)
 def test_every_float_spelling_is_a_float(spelling, tmp_path):
     from harness.cli import split_dotted
 
@@ -114,6 +116,15 @@ def test_every_float_spelling_is_a_float(spelling, tmp_path):
     config = load_train_config("tiny", str(file), {})
     assert config.optim.lr == 1e-5 and config.loss["beta2"] == 1e9
     assert load_train_config("tiny", None, split_dotted(["--loss.beta2", "1e9"])).loss["beta2"] == 1e9
+
+
+@pytest.mark.parametrize(
+    "spelling, value", [(".5e3", 500.0), ("-.5", -0.5), ("+.5E+3", 500.0), ("5.", 5.0), ("1_000.5", 1000.5)]
+)
+def test_yaml_1_2_floats_read_as_floats(spelling, value):
+    from harness.config import parse_value
+
+    assert parse_value(spelling) == value and isinstance(parse_value(spelling), float)
 
 
 def test_plain_words_and_integers_keep_their_types():

@@ -76,6 +76,27 @@ def test_resume_may_change_only_the_documented_keys(tmp_path):
         run_dir.check_resumable(same, 600)
 
 
+def test_resume_without_the_runs_config_or_with_a_damaged_one_is_refused(tmp_path):
+    run_dir = RunDirectory(tmp_path)
+    config = config_for(tmp_path)
+    with pytest.raises(ConfigError, match=r"config.yaml is missing, so this config cannot be checked"):
+        run_dir.check_resumable(config, steps_done=5)
+    for damaged in ("[1, 2", "- a list\n- of items\n", "\udcff"):
+        run_dir.config_file.write_text(damaged, errors="surrogateescape")
+        with pytest.raises(ConfigError, match=r"config.yaml is damaged"):
+            run_dir.check_resumable(config, steps_done=5)
+
+
+def test_claim_refuses_a_file_where_the_checkpoints_go(tmp_path):
+    (tmp_path / "checkpoints").write_text("x")
+    with pytest.raises(ConfigError, match=r"the run's checkpoints folder='.*checkpoints' is a file, not a directory"):
+        RunDirectory(tmp_path).claim()
+    (tmp_path / "checkpoints").unlink()
+    (tmp_path / "model").write_text("x")
+    with pytest.raises(ConfigError, match=r"the run's model folder='.*model' is a file, not a directory"):
+        RunDirectory(tmp_path).claim()
+
+
 def test_rollout_log_restarts_at_the_checkpoint_step(tmp_path):
     log = RolloutLog(tmp_path / "rollouts.jsonl")
     log.restart_at(0)

@@ -54,6 +54,9 @@ def test_jsonl_errors_name_file_and_line(tmp_path):
         (b'{"problem": ["x"], "answer": "1"}\n' * 10, ConfigError, "row 1 field 'problem' is a list"),
         (b'{"problem": "x", "answer": "1"}\n', ConfigError, "1 usable rows are too few"),
         (b'{"problem": "x", "answer": "1"}\n' * 4, ConfigError, "4 usable rows are too few"),
+        (b'{"problem": "x\\udc00", "answer": "1"}\n', DataError, "rows.jsonl:1: the text holds an unpaired surrogate"),
+        (b'{"problem": "x", "answer": Infinity}\n', DataError, "rows.jsonl:1: Infinity is not a JSON value"),
+        (b'{"problem": "x", "answer": true}\n' * 10, ConfigError, "row 1 field 'answer' is a bool"),
     ],
 )
 def test_bad_task_files_are_one_line_errors(content, error, message, tmp_path):
@@ -62,6 +65,14 @@ def test_bad_task_files_are_one_line_errors(content, error, message, tmp_path):
     with pytest.raises(error) as info:
         build_task(TaskConfig(source="jsonl", path=str(path)))
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_number_past_pythons_digit_limit_is_kept_as_its_digits(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(f'{{"problem": "p{i}", "answer": {i}{"0" * 5000}}}\n' for i in range(1, 11)))
+    task = build_task(TaskConfig(source="jsonl", path=str(path)))
+    answers = {p.prompt: p.answer for p in task.heldout()}
+    assert answers and all(answer == prompt[1:] + "0" * 5000 for prompt, answer in answers.items())
 
 
 def test_prompts_too_long_for_the_model_are_dropped_and_counted(tmp_path):

@@ -31,6 +31,8 @@ from harness.tracking import (
         ("sqlite:///", "names no database file"),
         ("sqlite:////proc/no/such/mlflow.db", "cannot use the SQLite store /proc/no/such/mlflow.db"),
         ("http://", "has no host"),
+        ("postgresql://u:p@127.0.0.1:9/db", "cannot open the tracking database postgresql://127.0.0.1: "),
+        ("mysql+pymysql://root@127.0.0.1:9/db", "cannot open the tracking database mysql+pymysql://127.0.0.1: "),
     ],
 )
 def test_bad_stores_fail_in_seconds_with_one_line(uri, message):
