@@ -19,7 +19,10 @@ harness -> benchmarks.
 from __future__ import annotations
 
 import contextlib
+import decimal
+import errno
 import json
+import math
 import os
 import re
 import shutil
@@ -42,7 +45,8 @@ def read_jsonl(path: str | Path, *, required: tuple[str, ...] = (), what: str = 
     file, bytes that are not UTF-8, a line that is not JSON (NaN and Infinity included), text
     that is not valid Unicode (an escaped lone surrogate), a row that is not an object, or a
     missing required field; `what` names the file's role in the message ("task.path", ...).
-    An integer too long for Python's int() (over 4000 digits) is kept as its exact digit text."""
+    An integer too long for Python's int() (over 4000 digits) is kept as its exact digit text; a
+    number a float cannot hold (1e999, 1e-400) is a DataError, never inf or 0.0."""
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{what} {path}: no such file")
@@ -56,10 +60,10 @@ def read_jsonl(path: str | Path, *, required: tuple[str, ...] = (), what: str = 
             if not line.strip():
                 continue
             try:
-                row = json.loads(line, parse_int=_json_int, parse_constant=_no_constant)
+                row = json.loads(line, parse_int=_json_int, parse_float=_json_float, parse_constant=_no_constant)
             except json.JSONDecodeError as error:
                 raise DataError(f"{what} {path}:{number}: not valid JSON ({error.msg})") from None
-            except ValueError as error:  # NaN / Infinity (see _no_constant)
+            except ValueError as error:  # NaN / Infinity, a number a float cannot hold (see the hooks)
                 raise DataError(f"{what} {path}:{number}: {error}") from None
             except RecursionError:
                 raise DataError(f"{what} {path}:{number}: JSON nested too deeply") from None
@@ -86,6 +90,17 @@ _INT_DIGITS = 4000  # below Python's 4300-digit limit on int(str)
 def _json_int(digits: str) -> int | str:
     """A JSON integer as an int; past Python's digit limit, as its exact digit text (int() would raise)."""
     return int(digits) if len(digits) <= _INT_DIGITS else digits
+
+
+def _json_float(text: str) -> float:
+    """A JSON number with a fraction or exponent as a float; one that a float cannot hold (it would
+    read as inf, or a non-zero number as 0.0) is refused rather than silently changed."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:30]} is too large for a float")
+    if value == 0.0 and decimal.Decimal(text) != 0:
+        raise ValueError(f"the number {text[:30]} is too small for a float (it would read as 0)")
+    return value
 
 
 def _no_constant(name: str):
@@ -120,6 +135,8 @@ def atomic_file(path: str | Path, mode: str = "w", *, encoding: str | None = "ut
     """Open a temporary sibling of `path` for writing; on a clean exit flush, fsync and rename it
     over `path`; on an exception delete it and leave `path` as it was."""
     target = Path(path)
+    if target.is_dir():  # refuse before writing anything, naming the target (not the temporary)
+        raise IsADirectoryError(errno.EISDIR, "a folder is where this file goes", str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=_temporary_name(target), suffix=".tmp")
     try:

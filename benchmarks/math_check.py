@@ -124,10 +124,14 @@ def reference_text(reference) -> str | None:
         text = reference
     elif isinstance(reference, bool):  # True / False are not answers (bool is a Number in Python)
         text = ""
-    elif isinstance(reference, int):  # exact digits at any length (str() refuses past 4300 digits)
-        text = str(decimal.Decimal(reference))
+    elif isinstance(reference, numbers.Rational):  # exact digits at any length (str() refuses past 4300)
+        numerator, denominator = (str(decimal.Decimal(part)) for part in (reference.numerator, reference.denominator))
+        text = numerator if denominator == "1" else f"{numerator}/{denominator}"
     elif isinstance(reference, numbers.Number):
-        text = str(reference)
+        try:
+            text = str(reference)
+        except ValueError:  # another number type too long to write out
+            text = ""
     else:
         text = ""
     return "" if text is not None and len(text) > READ_CHARS else text

@@ -26,6 +26,7 @@ from lightning.fabric.plugins.io.torch_io import TorchCheckpointIO
 from benchmarks.files import atomic_file
 
 STEP_FILE = re.compile(r"^rl-step(\d+)\.ckpt$")
+LIGHTNING_KEYS = {"epoch", "global_step", "pytorch-lightning_version", "state_dict", "loops"}
 
 
 class StreamingCheckpointIO(TorchCheckpointIO):
@@ -49,7 +50,9 @@ def damage(path: Path) -> str | None:
             corrupt = archive.testzip()  # the first member whose data does not match its CRC-32
             if corrupt is not None:
                 return f"corrupt data in {corrupt}"
-        steps_in(path)  # the pickle and torch's records load
+        state = torch.load(path, map_location="cpu", mmap=True, weights_only=False)  # records, not tensors
+        if not isinstance(state, dict) or not LIGHTNING_KEYS <= set(state):
+            return "not a Lightning checkpoint"
     except zipfile.BadZipFile:
         return "truncated or not a torch checkpoint"
     except OSError as error:

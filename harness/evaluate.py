@@ -27,7 +27,7 @@ from harness.backends import make_backend, require_backend
 from harness.config import ConfigError
 from harness.models import load_model
 from harness.rollout import EngineOptions, SamplingParams, prompt_fits, sample_messages
-from harness.run_dir import ensure_writable_folder
+from harness.run_dir import ensure_file_places, ensure_writable_folder
 from harness.schema import EvalConfig
 from harness.tracking import check_store, tracked_run
 
@@ -103,6 +103,7 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
         check_store(config.tracking_uri)
     output = Path(config.output_dir)
     ensure_writable_folder(output, "--output-dir")  # before the model loads, not when results are written
+    ensure_file_places([output / "results.json", output / "samples.jsonl"], "harness eval")
     require_backend(config.backend, "--backend")  # before the model is loaded
     tasks = lm_eval_tasks(config) if config.lm_eval else None
     model, tokenizer = load_model(config.model)

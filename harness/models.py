@@ -206,10 +206,16 @@ def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device:
     unreadable = (OSError, ValueError, KeyError, TypeError, SafetensorError, pickle.UnpicklingError, RuntimeError)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
+        model, loading = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, output_loading_info=True)
     except unreadable as error:
         first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
         raise ConfigError(f"model {name_or_path!r} cannot be loaded: {first}") from None
+    missing = sorted(loading.get("missing_keys") or ())
+    if missing:  # transformers would start these from random values and say so only in a log line
+        raise ConfigError(
+            f"model {name_or_path!r} cannot be loaded: its weights lack {len(missing)} of the model's tensors "
+            f"(e.g. {missing[0]}), which would start from random values"
+        )
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"

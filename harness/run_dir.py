@@ -41,6 +41,13 @@ def ensure_writable_folder(path: Path, what: str) -> None:
         raise ConfigError(f"cannot write to {what}={str(path)!r}: {error.strerror or error}") from None
 
 
+def ensure_file_places(paths: list[Path], what: str) -> None:
+    """One-line ConfigError when a folder (or anything but a file) sits where a file will be written."""
+    for path in paths:
+        if os.path.lexists(path) and not path.is_file():
+            raise ConfigError(f"{path} is not a file but {what} writes one there; move it away")
+
+
 class RunDirectory:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -60,6 +67,8 @@ class RunDirectory:
         ensure_writable_folder(self.checkpoints, "the run's checkpoints folder")
         if os.path.lexists(self.model_dir):  # written at the end, through a sibling: only what is in the way
             ensure_writable_folder(self.model_dir, "the run's model folder")
+        files = [self.state_file, self.config_file, self.rollouts_file, self.summary_file]
+        ensure_file_places([*files, self.checkpoints / "last.ckpt"], "harness train")
         try:
             handle = open(self.path / ".lock", "a+")
         except OSError as error:

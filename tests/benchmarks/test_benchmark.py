@@ -75,6 +75,7 @@ BAD_LINES = {
     "mapping answer": (b'{"id": "b", "problem": "p", "answer": {"a": 1}}', 'field answer is {"a": 1}, not text'),
     "list problem": (b'{"id": "b", "problem": ["p"], "answer": "1"}', r'field problem is \["p"\], not text'),
     "NaN answer": (b'{"id": "b", "problem": "p", "answer": NaN}', "NaN is not a JSON value"),
+    "1e999 answer": (b'{"id": "b", "problem": "p", "answer": 1e999}', "the number 1e999 is too large for a float"),
     "Infinity answer": (b'{"id": "b", "problem": "p", "answer": -Infinity}', "-Infinity is not a JSON value"),
     "lone surrogate": (
         b'{"id": "b", "problem": "What is \\ud800?", "answer": "1"}',

@@ -28,6 +28,11 @@ from benchmarks.files import (
         (b"", "holds no rows"),
         (b"\n   \n\n", "holds no rows"),
         (b"[" * 100_000 + b"\n", "x.jsonl:1:"),
+        (b'{"a": NaN}\n', "x.jsonl:1: NaN is not a JSON value"),
+        (b'{"a": 1e999}\n', "x.jsonl:1: the number 1e999 is too large for a float"),
+        (b'{"a": -' + b"9" * 400 + b".5}\n", "x.jsonl:1: the number -999999"),
+        (b'{"a": 1e-400}\n', "x.jsonl:1: the number 1e-400 is too small for a float (it would read as 0)"),
+        (b'{"a": "x", "k\\udfff": 1}\n', "x.jsonl:1: the text holds an unpaired surrogate (\\udfff at character 1)"),
     ],
 )
 def test_bad_jsonl_is_one_line_data_error(tmp_path, content, message):
@@ -45,6 +50,21 @@ def test_missing_file_and_good_rows(tmp_path):
     path = tmp_path / "ok.jsonl"
     path.write_text('{"a": 1}\n\n{"a": 2, "b": "é"}\n', encoding="utf-8")
     assert read_jsonl(path, required=("a",)) == [{"a": 1}, {"a": 2, "b": "é"}]
+
+
+def test_numbers_keep_their_value(tmp_path):
+    path = tmp_path / "n.jsonl"
+    big = "-" + "7" * 5000  # past Python's int() digit limit: kept as its exact text
+    path.write_text(f'{{"a": {big}, "b": 0.0, "c": -0e5, "d": 1.5e300, "e": 2.5e-300, "f": 12}}\n')
+    assert read_jsonl(path) == [{"a": big, "b": 0.0, "c": 0.0, "d": 1.5e300, "e": 2.5e-300, "f": 12}]
+
+
+def test_a_folder_where_the_file_goes_is_named_before_anything_is_written(tmp_path):
+    (tmp_path / "results.json").mkdir()
+    with pytest.raises(IsADirectoryError) as error, atomic_file(tmp_path / "results.json"):
+        pass
+    assert error.value.filename == str(tmp_path / "results.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]  # no temporary left
 
 
 def test_atomic_file_keeps_old_content_when_the_write_fails(tmp_path):

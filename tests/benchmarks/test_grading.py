@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -376,12 +377,20 @@ def test_long_integers_compare_exactly(completion, reference, expected):
 def test_a_numeric_reference_past_the_digit_limit_compares_exactly():
     # str() of such an int raises in Python (4300 digits); the reference is still read exactly
     big = int(BIG[:4000]) * 10**1000 + int(BIG[4000:])
-    completions = [f"\\boxed{{{BIG}}}", f"\\boxed{{1{'0' * 5000}}}", f"\\boxed{{1{'0' * 4999}}}"]
-    references = [big, 10**5000, 10**5000]
-    assert [grade_math(c, r) for c, r in zip(completions, references)] == [True, True, False]
+    ten = f"1{'0' * 5000}"
+    completions = [
+        f"\\boxed{{{BIG}}}",
+        f"\\boxed{{{ten}}}",
+        f"\\boxed{{1{'0' * 4999}}}",
+        f"\\boxed{{{ten}}}",
+        "\\boxed{1}",
+    ]
+    references = [big, 10**5000, 10**5000, Fraction(10**5000, 1), Fraction(10**5000, 3)]
+    expected = [True, True, False, True, False]
+    assert [grade_math(c, r) for c, r in zip(completions, references)] == expected
     with ThreadPoolExecutor(1) as pool:
         graded = pool.submit(grade_math_batch, completions, references).result(timeout=60)
-    assert graded == [True, True, False]
+    assert graded == expected
 
 
 def test_long_integers_compare_exactly_other_thread():

@@ -9,6 +9,11 @@ import torch
 from harness.checkpoints import StreamingCheckpointIO
 
 
+def lightning_state(epoch: int, **tensors) -> dict:
+    """The records a Lightning checkpoint holds (what resuming needs), with the given tensors."""
+    return {"epoch": epoch, "global_step": epoch, "pytorch-lightning_version": "2", "loops": {}, "state_dict": tensors}
+
+
 def test_save_then_load_round_trip(tmp_path):
     io = StreamingCheckpointIO()
     state = {"epoch": 3, "weights": torch.arange(6.0).reshape(2, 3)}
@@ -37,7 +42,7 @@ def test_damage_of_every_kind_is_found(tmp_path):
     from harness.checkpoints import damage
 
     good = tmp_path / "good.ckpt"
-    StreamingCheckpointIO().save_checkpoint({"epoch": 1, "w": torch.ones(20_000)}, good)
+    StreamingCheckpointIO().save_checkpoint(lightning_state(1, w=torch.ones(20_000)), good)
     assert damage(good) is None
     data = good.read_bytes()
     middle = len(data) // 2  # inside the 80 KB tensor
@@ -55,6 +60,10 @@ def test_damage_of_every_kind_is_found(tmp_path):
     with zipfile.ZipFile(tmp_path / "bad.ckpt", "w") as archive:  # a zip holding a pickle torch cannot read
         archive.writestr("archive/data.pkl", b"not a pickle")
     assert damage(tmp_path / "bad.ckpt").startswith("not a readable torch checkpoint (")
+    without_version = {k: v for k, v in lightning_state(3).items() if k != "pytorch-lightning_version"}
+    for foreign in ({"epoch": 3}, [1, 2], without_version):
+        torch.save(foreign, tmp_path / "bad.ckpt")  # a torch file, but not one Lightning can resume
+        assert damage(tmp_path / "bad.ckpt") == "not a Lightning checkpoint"
 
 
 def test_newest_intact_checkpoint_is_chosen_with_a_note(tmp_path):
@@ -62,9 +71,9 @@ def test_newest_intact_checkpoint_is_chosen_with_a_note(tmp_path):
 
     io = StreamingCheckpointIO()
     assert latest_intact_checkpoint(tmp_path) is None
-    io.save_checkpoint({"epoch": 3}, tmp_path / "rl-step3.ckpt")
-    io.save_checkpoint({"epoch": 7}, tmp_path / "rl-step7.ckpt")
-    io.save_checkpoint({"epoch": 7}, tmp_path / "last.ckpt")
+    io.save_checkpoint(lightning_state(3), tmp_path / "rl-step3.ckpt")
+    io.save_checkpoint(lightning_state(7), tmp_path / "rl-step7.ckpt")
+    io.save_checkpoint(lightning_state(7), tmp_path / "last.ckpt")
     assert latest_intact_checkpoint(tmp_path) == (tmp_path / "last.ckpt", None)
     (tmp_path / "last.ckpt").write_bytes(b"")
     (tmp_path / "rl-step7.ckpt").write_bytes(b"junk")

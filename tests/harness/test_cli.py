@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from safetensors.torch import load_file, save_file
 
 from harness.models import builtin_path
 
@@ -144,8 +145,14 @@ def test_eval_prints_the_table_and_where_the_files_are(tmp_path):
             ["train", "--profile", "tiny", "--output-dir", "blocked"],
             "checkpoints folder='blocked/checkpoints' is a file",
         ),
+        (["train", "--profile", "tiny", "--output-dir", "held"], "held/summary.json is not a file but harness train"),
+        (
+            ["eval", "--output-dir", "held", "--tracking-uri", "none"],
+            "held/samples.jsonl is not a file but harness eval",
+        ),
         (["eval", "--model", "junk_weights", "--tracking-uri", "none"], "model 'junk_weights' cannot be loaded"),
         (["eval", "--model", "cut_weights", "--tracking-uri", "none"], "model 'cut_weights' cannot be loaded"),
+        (["eval", "--model", "partial_weights", "--tracking-uri", "none"], "weights lack 9 of the model's tensors"),
         (["models", "--bogus"], "takes no options"),
     ],
 )
@@ -156,9 +163,14 @@ def test_user_mistakes_are_one_line_errors(argv, message, tmp_path):
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "config.json").write_text("{oops")
     (tmp_path / "blocked").mkdir()
+    for folder in ("held/summary.json", "held/samples.jsonl"):  # folders where the commands write files
+        (tmp_path / folder).mkdir(parents=True)
     (tmp_path / "blocked" / "checkpoints").write_text("a file where the checkpoints folder goes")
-    for name in ("junk_weights", "cut_weights"):  # the tiny model with damaged weights
+    for name in ("junk_weights", "cut_weights", "partial_weights"):  # the tiny model with damaged weights
         shutil.copytree(builtin_path("tiny"), tmp_path / name)
+    weights = load_file(tmp_path / "partial_weights" / "model.safetensors")
+    kept = {key: tensor for key, tensor in weights.items() if ".layers.1." not in key}  # one layer gone
+    save_file(kept, tmp_path / "partial_weights" / "model.safetensors", metadata={"format": "pt"})
     (tmp_path / "junk_weights" / "model.safetensors").write_text("junk")
     with open(tmp_path / "cut_weights" / "model.safetensors", "r+b") as weights:
         weights.truncate(5000)

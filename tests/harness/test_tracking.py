@@ -1,6 +1,8 @@
 """harness.tracking: stores checked in seconds, experiments and writes safe under concurrency,
 runs never left RUNNING, and no metric recorded twice for one step after a resume."""
 
+import re
+import socket
 import subprocess
 import sys
 import time
@@ -41,6 +43,20 @@ def test_bad_stores_fail_in_seconds_with_one_line(uri, message):
         check_store(uri)
     assert message in str(error.value) and "\n" not in str(error.value)
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("scheme", ["mysql+pymysql", "postgresql"])
+def test_a_database_port_that_accepts_and_stays_silent_fails_in_seconds(scheme):
+    with socket.socket() as silent:  # listens, never answers: a wrong port or a hung server
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        uri = f"{scheme}://u:p@127.0.0.1:{silent.getsockname()[1]}/db"
+        started = time.monotonic()
+        with pytest.raises(
+            TrackingError, match=rf"cannot open the tracking database {re.escape(scheme)}://127.0.0.1: "
+        ):
+            check_store(uri, timeout_s=2.0)
+        assert time.monotonic() - started < 20  # MySQL's driver alone would wait forever
 
 
 def test_a_server_is_checked_through_its_health_endpoint(mlflow_server):
