@@ -52,7 +52,10 @@ class Verdict:
     def line(self) -> str:
         c = self.claim
         if self.interval is None:
-            return f"- {c.text}: not run (needs rows {c.treatment} and {c.control})"
+            return (
+                f"- {c.text}: not run (needs rows {c.treatment} and {c.control}; `--rows` adds rows by label, "
+                f"e.g. `harness table1 --rows '{c.control}'` or `make reproduce-table1 ROWS='{c.control}'`)"
+            )
         side = ">" if c.sign > 0 else "<"
         return (
             f"- {c.text}: **{self.verdict}** — {c.figure} {c.treatment} - {c.control} = {self.interval} "

@@ -160,7 +160,7 @@ def paper_figures(histories: Histories, folder: Path) -> list[Path]:
             histories,
             main,
             "val_heldout_greedy_accuracy",
-            "held-out greedy accuracy",
+            "held-out greedy accuracy (fraction correct)",
             "Accuracy over training",
             folder / "accuracy.png",
             window=1,

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 
 TRAIN_EXPERIMENT = "ce-gppo-table1"  # MLflow experiments of the table's training and evaluation runs
@@ -64,9 +65,10 @@ GROUPS = ("table1", "table2", "entropy", "betas", "switch")
 
 
 def select_rows(spec: str) -> list[Row]:
-    """`table1` (always included), plus groups or labels, comma-separated; `all` for everything."""
+    """`table1` (always included), plus groups or labels, comma-separated; `all` for everything.
+    Commas inside a label's parentheses belong to the label: `betas,CE-GPPO(0.5,0.5)` is two parts."""
     wanted = {"table1"}
-    for part in (p.strip() for p in spec.split(",")):
+    for part in (p.strip() for p in re.split(r",(?![^()]*\))", spec)):
         if part == "all":
             wanted.update(GROUPS)
         elif part in GROUPS or any(r.label == part for r in ROWS):

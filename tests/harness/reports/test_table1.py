@@ -111,5 +111,9 @@ def test_every_row_of_every_profile_validates_without_a_gpu(profile, tmp_path):
         assert config.loss["name"] == row.loss["name"] and config.run.tags["table.row"] == row.label
     assert [r.label for r in select_rows("table1")][:2] == ["base", "GRPO"]
     assert len(select_rows("all")) == len(ROWS)
+    chosen = [r.label for r in select_rows("CE-GPPO(0.5,0.5), GSPO,CE-GPPO(0->0.5)")]  # labels hold commas
+    assert chosen[-3:] == ["GSPO", "CE-GPPO(0.5,0.5)", "CE-GPPO(0->0.5)"] and chosen[:5] == [
+        r.label for r in select_rows("table1")
+    ]
     with pytest.raises(ValueError, match="unknown 'bogus'"):
         select_rows("bogus")
