@@ -289,12 +289,16 @@ class RunLogger(MLFlowLogger):
         self.experiment.update_run(self.run_id, status="RUNNING")
 
 
-def finished_runs(client, experiment_name: str, tags: dict[str, str], max_results: int = 1000) -> list:
-    """FINISHED runs of an experiment carrying all `tags`, newest first ([] if it does not exist)."""
+def finished_runs(
+    client, experiment_name: str, tags: dict[str, str], max_results: int = 1000, status: str = "FINISHED"
+) -> list:
+    """Runs of an experiment carrying all `tags` in `status` (FINISHED unless told), newest first.
+
+    [] if the experiment does not exist."""
     experiment = client.get_experiment_by_name(experiment_name)
     if experiment is None:
         return []
-    query = " and ".join([*(f"tags.`{k}` = '{v}'" for k, v in tags.items()), "attributes.status = 'FINISHED'"])
+    query = " and ".join([*(f"tags.`{k}` = '{v}'" for k, v in tags.items()), f"attributes.status = '{status}'"])
     return client.search_runs(
         [experiment.experiment_id], query, order_by=["attributes.start_time DESC"], max_results=max_results
     )
