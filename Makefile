@@ -71,10 +71,11 @@ perf: install
 SWEEP_CONFIG ?= sweeps/configs/beta_grid.yaml
 
 # The paper's Table 1: the tiny profile without a GPU (5 paired seeds x 600 steps), paper with one.
-# PROFILE=, SEEDS=, STEPS=, ROWS= (e.g. ROWS=all) override; a second run skips what is done.
+# PROFILE=, SEEDS=, STEPS=, ROWS= (e.g. ROWS=all), LIMIT= (problems per benchmark) override; a second run skips what is done.
 reproduce-table1: install
 	$(VENV)/bin/harness table1 $(if $(PROFILE),--profile '$(PROFILE)') $(if $(SEEDS),--seeds '$(SEEDS)') \
-	  $(if $(STEPS),--steps '$(STEPS)') $(if $(ROWS),--rows '$(ROWS)') $(TABLE1_ARGS)
+	  $(if $(STEPS),--steps '$(STEPS)') $(if $(ROWS),--rows '$(ROWS)') \
+	  $(if $(LIMIT),--limit '$(LIMIT)') $(TABLE1_ARGS)
 
 # Every finished training run of the default store, grouped and ranked (runs/leaderboard/).
 leaderboard: install

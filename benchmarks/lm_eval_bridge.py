@@ -57,9 +57,10 @@ def check_lm_eval_tasks(tasks: list[str], *, include_path: str | Path | None = N
     unknown = [task for task in tasks if task not in known]
     if unknown:
         hints = {task: difflib.get_close_matches(task, known, n=3) for task in unknown}
-        described = "; ".join(
-            f"{task!r} (did you mean {', '.join(h) or 'nothing close'}?)" for task, h in hints.items()
-        )
+        hint_text = {
+            task: f"did you mean {', '.join(h)}?" if h else "no task has a close name" for task, h in hints.items()
+        }
+        described = "; ".join(f"{task!r} ({hint_text[task]})" for task in unknown)
         raise ValueError(f"unknown lm-eval task(s): {described}; `lm-eval ls tasks` lists them all")
     for task in tasks:
         reason = _cannot_score(manager, task)

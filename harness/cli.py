@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from benchmarks.files import DataError
 from harness.config import ConfigError, build_config, field_docs, help_rows, parse_value
-from harness.tracking import TrackingError
+from harness.errors import TrackingError
 
 UNSET = object()  # an eval flag not given (None would hide an explicit empty value such as --suite "")
 NOISY_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric", "mlflow", "alembic", "urllib3", "transformers")
@@ -54,9 +54,11 @@ def quiet_libraries(verbose: bool) -> None:
     for category in (DeprecationWarning, FutureWarning, PendingDeprecationWarning):
         warnings.filterwarnings("ignore", category=category)
     warnings.filterwarnings("ignore", module=r"(lightning|mlflow|transformers|torch|sqlalchemy|lm_eval)\b.*")
-    from transformers.utils import logging as hf_logging
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # read when transformers is imported
+    if "transformers" in sys.modules:  # already imported (a caller that imported it first)
+        from transformers.utils import logging as hf_logging
 
-    hf_logging.set_verbosity_error()
+        hf_logging.set_verbosity_error()
 
 
 def split_dotted(extra: list[str]) -> dict[str, typing.Any]:
@@ -139,7 +141,7 @@ def table1_command(args: argparse.Namespace, extra: list[str]) -> int:
 
     if extra:
         raise ConfigError(f"unexpected argument '{extra[0]}'; see harness table1 --help")
-    for name in ("seeds", "steps", "jobs"):
+    for name in ("seeds", "steps", "jobs", "limit"):
         value = getattr(args, name)
         if value is not None and value < 1:
             raise ConfigError(f"--{name}={value} is out of range; allowed: >= 1")
@@ -156,6 +158,7 @@ def table1_command(args: argparse.Namespace, extra: list[str]) -> int:
         args.jobs,
         args.output_dir or f"runs/table1-{profile}",
         args.tracking_uri or "sqlite:///mlflow.db",
+        limit=args.limit,
     )
     return 0
 
@@ -251,6 +254,7 @@ def build_parser() -> OneLineParser:
     table1.add_argument("--seeds", type=int, help="paired seeds per row (default: the profile's; tiny 5)")
     table1.add_argument("--steps", type=int, help="RL steps per run (default: the profile's; tiny 600)")
     table1.add_argument("--jobs", type=int, help="runs at once (default: the core count; one thread each)")
+    table1.add_argument("--limit", type=int, help="problems per benchmark (default: the profile's; tiny all 500)")
     table1.add_argument("--output-dir", help="runs, report and figures (default runs/table1-<profile>)")
     table1.add_argument("--tracking-uri", help="MLflow store (default sqlite:///mlflow.db)")
 

@@ -63,7 +63,7 @@ class RowsTask:
         if not self._train or not self._heldout:
             raise ConfigError(
                 f"task {self.config.path}: {n_rows} usable rows are too few; a fifth of them (at most "
-                f"task.heldout_size={self.config.heldout_size}) is held out and the rest trained on, so at least 2 "
+                f"task.heldout_size={self.config.heldout_size}) is held out and the rest trained on, so at least 5 "
                 "are needed"
             )
 

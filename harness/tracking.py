@@ -40,13 +40,11 @@ from urllib.parse import urlparse
 from lightning.pytorch.loggers import MLFlowLogger
 from lightning.pytorch.utilities import rank_zero_only
 
+from harness.errors import TrackingError
+
 RETRY_SECONDS = 60.0
 _TRANSIENT = ("database is locked", "database table is locked", "deadlock", "could not serialize", "busy")
 FAILURE_TAG = "harness.failure_reason"
-
-
-class TrackingError(RuntimeError):
-    """The tracking store cannot be used (bad URI, nothing listening, store kept failing): one line."""
 
 
 def _is_transient(error: Exception) -> bool:

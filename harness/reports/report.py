@@ -46,8 +46,11 @@ def per_problem_scores(results: dict, samples: list[dict]) -> dict[str, dict[str
     return {b: {p: statistics.fmean(v) for p, v in problems.items()} for b, problems in collected.items()}
 
 
-def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str):
-    """(SeedResults per row and seed, histories per row and seed, benchmarks) from MLflow."""
+def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, expected: dict):
+    """(SeedResults per row and seed, histories per row and seed, benchmarks) from MLflow.
+
+    `expected[(row label, seed)]` = (training hash or None for the base row, evaluation hash): only
+    runs of exactly those settings count, so runs of other steps or limits in the store never mix in."""
     client = RetryingClient(uri)
     results: dict[str, dict[int, SeedResult]] = {}
     histories: dict[str, dict[int, list[dict]]] = {}
@@ -56,16 +59,16 @@ def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str):
         for row in rows:
             for seed in seeds:
                 tags = {"table.profile": profile.name, "table.row": row.label, "table.seed": str(seed)}
-                evals = finished_runs(client, EVAL_EXPERIMENT, tags)
+                train_key, eval_key = expected[row.label, seed]
+                evals = finished_runs(client, EVAL_EXPERIMENT, {**tags, "table.eval_hash": eval_key})
                 figures = {}
                 if row.loss is not None:
-                    trained = finished_runs(client, TRAIN_EXPERIMENT, tags)
+                    trained = finished_runs(client, TRAIN_EXPERIMENT, {**tags, "table.hash": train_key})
                     if not trained:
                         continue
                     summary = _artifact_json(client, trained[0].info.run_id, "summary.json", Path(tmp) / "s")
                     histories.setdefault(row.label, {})[seed] = summary["history"]
                     figures = summary["stability"]
-                    evals = [e for e in evals if e.data.tags.get("table.hash") == trained[0].data.tags["table.hash"]]
                 if not evals:
                     continue
                 run_id = evals[0].info.run_id
@@ -76,8 +79,10 @@ def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str):
     return results, histories, benchmarks
 
 
-def build_report(profile: TableProfile, rows: list[Row], seeds: list[int], root: Path, uri: str, log=print) -> dict:
-    results, histories, benchmarks = collect(profile, rows, seeds, uri)
+def build_report(
+    profile: TableProfile, rows: list[Row], seeds: list[int], root: Path, uri: str, expected: dict, log=print
+) -> dict:
+    results, histories, benchmarks = collect(profile, rows, seeds, uri, expected)
     if not results:
         raise RuntimeError("no finished run to report on; see the job logs in " + str(root / "runs"))
     table = build_table({r.label: results[r.label] for r in rows if r.label in results}, benchmarks)

@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import yaml
@@ -163,17 +163,28 @@ class Progress:
             )
 
 
+def job_configs(
+    job: Job, profile: TableProfile, steps, root: Path, uri: str, base: tuple[str, str]
+) -> tuple[TrainConfig | None, EvalConfig]:
+    """(the training config, None for the base row; the evaluation config) of one job. Their hashes
+    (tags table.hash, table.eval_hash) are how the runs are found again, by this job and by the report."""
+    if job.row.loss is None:
+        model, key, folder = base[0], base[1], root / "runs" / f"base-seed{job.seed}-{base[1]}"
+        return None, eval_config(profile, job, model, key, folder, uri)
+    config = train_config(profile, job, steps, root, uri)
+    key, folder = config.run.tags["table.hash"], Path(config.run.output_dir)
+    return config, eval_config(profile, job, config.run.output_dir, key, folder, uri)
+
+
 def run_job(job: Job, profile: TableProfile, steps, root: Path, uri: str, base: tuple[str, str], progress) -> None:
     client = RetryingClient(uri)
     name = f"{job.row.label} seed {job.seed}"
     progress.start(name)
     started, did = time.monotonic(), []
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    if job.row.loss is None:
-        model, key, folder = base[0], base[1], root / "runs" / f"base-seed{job.seed}-{base[1]}"
-    else:
-        config = train_config(profile, job, steps, root, uri)
-        key, folder, model = config.run.tags["table.hash"], Path(config.run.output_dir), config.run.output_dir
+    config, evaluation = job_configs(job, profile, steps, root, uri, base)
+    if config is not None:
+        key, folder = config.run.tags["table.hash"], Path(config.run.output_dir)
         if not done(
             client, TRAIN_EXPERIMENT, {"table.hash": key, "table.seed": str(job.seed), "table.row": job.row.label}
         ):
@@ -196,7 +207,7 @@ def run_job(job: Job, profile: TableProfile, steps, root: Path, uri: str, base: 
                 env,
             )
             did.append("resumed" if resume else "trained")
-    evaluation = eval_config(profile, job, model, key, folder, uri)
+    folder = Path(evaluation.output_dir).parent
     if not done(client, EVAL_EXPERIMENT, {"table.eval_hash": evaluation.tags["table.eval_hash"]}):
         flags = [f"--{k.replace('_', '-')}={v}" for k, v in asdict(evaluation).items() if v is not None and k != "tags"]
         _call(
@@ -234,13 +245,17 @@ def reproduce(
     output_dir: str,
     uri: str,
     log=print,
+    limit: int | None = None,
 ) -> dict:
-    """Run (or find) every job, then build the report; returns the report's file paths."""
+    """Run (or find) every job, then build the report; returns the report's file paths.
+    `limit` evaluates the first N problems of each benchmark instead of the profile's number."""
     from harness.reports.report import build_report
 
     if profile_name not in PROFILES:
         raise ConfigError(f"--profile={profile_name!r} is not known; valid: {', '.join(PROFILES)}")
     profile = PROFILES[profile_name]
+    if limit is not None:  # part of the evaluation's hash: a different limit is evaluated anew
+        profile = replace(profile, limit=limit)
     check_store(uri)
     client = RetryingClient(uri)
     for experiment in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
@@ -266,4 +281,9 @@ def reproduce(
         ]
     for failure in failures:
         log(f"a job failed: {failure.exception()}")
-    return build_report(profile, rows, seed_list, root, uri, log)
+    expected = {}  # (row, seed) -> the hashes of this invocation's runs: the report reads only those
+    for job in plan:
+        config, evaluation = job_configs(job, profile, steps, root, uri, base)
+        train_key = config.run.tags["table.hash"] if config is not None else None
+        expected[job.row.label, job.seed] = (train_key, evaluation.tags["table.eval_hash"])
+    return build_report(profile, rows, seed_list, root, uri, expected, log)

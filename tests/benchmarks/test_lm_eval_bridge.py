@@ -77,7 +77,7 @@ def test_unknown_task_is_one_line_and_the_index_stays_quiet(task_dir, caplog):
     with pytest.raises(ValueError) as error:
         run_lm_eval(None, None, ["nosuchtask", "tiny_choice"], include_path=task_dir, include_defaults=False)
     assert str(error.value) == (
-        "unknown lm-eval task(s): 'nosuchtask' (did you mean nothing close?); `lm-eval ls tasks` lists them all"
+        "unknown lm-eval task(s): 'nosuchtask' (no task has a close name); `lm-eval ls tasks` lists them all"
     )
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
     assert logging.getLogger("lm_eval").level == logging.NOTSET  # restored

@@ -54,6 +54,7 @@ def test_jsonl_errors_name_file_and_line(tmp_path):
         (b'{"problem": ["x"], "answer": "1"}\n' * 10, ConfigError, "row 1 field 'problem' is a list"),
         (b'{"problem": "x", "answer": "1"}\n', ConfigError, "1 usable rows are too few"),
         (b'{"problem": "x", "answer": "1"}\n' * 4, ConfigError, "4 usable rows are too few"),
+        (b'{"problem": "x", "answer": "1"}\n' * 4, ConfigError, "so at least 5 are needed"),
         (b'{"problem": "x\\udc00", "answer": "1"}\n', DataError, "rows.jsonl:1: the text holds an unpaired surrogate"),
         (b'{"problem": "x", "answer": Infinity}\n', DataError, "rows.jsonl:1: Infinity is not a JSON value"),
         (b'{"problem": "x", "answer": true}\n' * 10, ConfigError, "row 1 field 'answer' is a bool"),

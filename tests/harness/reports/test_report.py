@@ -1,0 +1,59 @@
+"""harness.reports.report.collect on fabricated MLflow runs: only the runs of the expected settings count."""
+
+import json
+
+import mlflow
+
+from harness.reports.plan import EVAL_EXPERIMENT, PROFILES, ROWS, TRAIN_EXPERIMENT
+from harness.reports.report import collect
+
+
+def log_run(client, experiment, tags, files, tmp_path):
+    """A FINISHED run with `tags` and JSON / JSONL artifacts {artifact path: content}."""
+    experiment_id = client.get_experiment_by_name(experiment).experiment_id
+    run = client.create_run(experiment_id, tags=tags)
+    for path, content in files.items():
+        local = tmp_path / run.info.run_id / path
+        local.parent.mkdir(parents=True, exist_ok=True)
+        text = "\n".join(json.dumps(r) for r in content) if path.endswith(".jsonl") else json.dumps(content)
+        local.write_text(text)
+        folder = str(local.parent.relative_to(tmp_path / run.info.run_id))
+        client.log_artifact(run.info.run_id, str(local), None if folder == "." else folder)
+    client.set_terminated(run.info.run_id, "FINISHED")
+
+
+def fabricate(client, tmp_path, tags, train_key, eval_key, correct, entropy):
+    """One trained policy (summary.json) and its evaluation: `correct` of 4 problems right."""
+    summary = {"history": [{"step": 1, "entropy": entropy}], "stability": {"end_entropy": entropy}}
+    log_run(client, TRAIN_EXPERIMENT, {**tags, "table.hash": train_key}, {"summary.json": summary}, tmp_path)
+    results = {"benchmarks": {"arith": {"primary_metric": "acc"}}}
+    samples = [{"benchmark": "arith", "id": i, "scores": {"acc": float(i < correct)}} for i in range(4)]
+    files = {"eval/results.json": results, "eval/samples.jsonl": samples}
+    eval_tags = {**tags, "table.hash": train_key, "table.eval_hash": eval_key}
+    log_run(client, EVAL_EXPERIMENT, eval_tags, files, tmp_path)
+
+
+def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(tmp_path):
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    client = mlflow.MlflowClient(uri)
+    for name in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
+        client.create_experiment(name, artifact_location=str(tmp_path / "artifacts" / name))
+    grpo = next(r for r in ROWS if r.label == "GRPO")
+    tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
+    fabricate(client, tmp_path, tags, "steps600", "limit500", correct=3, entropy=0.4)  # the wanted run
+    fabricate(client, tmp_path, tags, "steps4", "limit40", correct=1, entropy=0.9)  # newer, other steps
+    # the wanted training evaluated again with another limit, newest of all
+    results = {"benchmarks": {"arith": {"primary_metric": "acc"}}}
+    samples = [{"benchmark": "arith", "id": i, "scores": {"acc": 0.0}} for i in range(2)]
+    eval_tags = {**tags, "table.hash": "steps600", "table.eval_hash": "limit2"}
+    files = {"eval/results.json": results, "eval/samples.jsonl": samples}
+    log_run(client, EVAL_EXPERIMENT, eval_tags, files, tmp_path)
+
+    results, histories, benchmarks = collect(
+        PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps600", "limit500")}
+    )
+    assert results["GRPO"][0].scores == {"arith": {"0": 1.0, "1": 1.0, "2": 1.0, "3": 0.0}}
+    assert results["GRPO"][0].figures == {"end_entropy": 0.4} and histories["GRPO"][0][0]["entropy"] == 0.4
+    assert benchmarks == ["arith"]
+    missing, _, _ = collect(PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps100", "limit500")})
+    assert missing == {}  # no run of these settings: the cell stays empty rather than borrowing one
