@@ -33,7 +33,20 @@ from harness.config import ConfigError, build_config, field_docs, help_rows, par
 from harness.errors import TrackingError
 
 UNSET = object()  # an eval flag not given (None would hide an explicit empty value such as --suite "")
-NOISY_LOGGERS = ("lightning", "lightning.pytorch", "lightning.fabric", "mlflow", "alembic", "urllib3", "transformers")
+# Lightning sets "lightning" and "lightning.pytorch" to INFO when it is imported (after this runs:
+# the CLI imports it only for commands that need it); its "GPU available", tips and "`Trainer.fit`
+# stopped" lines go through the rank_zero loggers, whose level it leaves alone.
+NOISY_LOGGERS = (
+    "lightning",
+    "lightning.pytorch",
+    "lightning.fabric",
+    "lightning.pytorch.utilities.rank_zero",
+    "lightning.fabric.utilities.rank_zero",
+    "mlflow",
+    "alembic",
+    "urllib3",
+    "transformers",
+)
 
 
 class OneLineParser(argparse.ArgumentParser):
