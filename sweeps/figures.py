@@ -23,10 +23,20 @@ from sweeps.config import SweepConfig  # noqa: E402
 from sweeps.report import short  # noqa: E402
 
 
+def _layout(figure: plt.Figure) -> None:
+    """Fit the figure to 8 x 5.5 inches. tight_layout moves every axes but a colorbar that was
+    placed beside several panels (Optuna's slice plot), so it would land on the last panel: such a
+    figure keeps the layout Optuna gave it."""
+    figure.set_size_inches(8, 5.5)
+    colorbars = [a for a in figure.axes if a.get_label() == "<colorbar>"]
+    if colorbars and len(figure.axes) - len(colorbars) > 1:
+        return
+    figure.tight_layout()
+
+
 def _save(axes_or_figure, path: Path) -> Path:
     figure = axes_or_figure if isinstance(axes_or_figure, plt.Figure) else axes_or_figure.figure
-    figure.set_size_inches(8, 5.5)
-    figure.tight_layout()
+    _layout(figure)
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return path
