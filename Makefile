@@ -66,8 +66,8 @@ perf: install
 	$(PY) tests/perf/bench_train_step.py
 	$(PY) tests/perf/bench_sweep.py
 
-# CE-GPPO's beta1 x beta2 grid (the paper's 15 points) on the tiny profile: about 20 minutes on
-# 2 CPU cores. SWEEP_ARGS adds flags, e.g. SWEEP_ARGS="--workers 1 --run.steps 100".
+# CE-GPPO's beta1 x beta2 grid (the paper's 15 points) on the tiny profile: 20-30 minutes on
+# 2 CPU cores (29.7 min measured). SWEEP_ARGS adds flags, e.g. SWEEP_ARGS="--workers 1 --run.steps 100".
 SWEEP_CONFIG ?= sweeps/configs/beta_grid.yaml
 
 # The paper's Table 1: the tiny profile without a GPU (5 paired seeds x 600 steps), paper with one.
