@@ -287,7 +287,7 @@ class RunLogger(MLFlowLogger):
         self.experiment.update_run(self.run_id, status="RUNNING")
 
 
-def finished_runs(
+def tagged_runs(
     client, experiment_name: str, tags: dict[str, str], max_results: int = 1000, status: str = "FINISHED"
 ) -> list:
     """Runs of an experiment carrying all `tags` in `status` (FINISHED unless told), newest first.

@@ -25,7 +25,7 @@ import optuna
 from optuna.trial import TrialState
 
 from harness.config import ConfigError
-from harness.tracking import RetryingClient, check_store, close_orphan, finished_runs, get_or_create_experiment
+from harness.tracking import RetryingClient, check_store, close_orphan, get_or_create_experiment, tagged_runs
 from sweeps.config import SweepConfig
 
 
@@ -53,7 +53,7 @@ def close_dead_trial(config: SweepConfig):
         # the run and recording its id leaves a RUNNING run found only by its tags (seed runs too).
         client = RetryingClient(config.mlflow_uri)
         tags = {"sweep.study": config.study_name, "sweep.trial": str(trial.number)}
-        runs = {run.info.run_id for run in finished_runs(client, config.experiment, tags, status="RUNNING")}
+        runs = {run.info.run_id for run in tagged_runs(client, config.experiment, tags, status="RUNNING")}
         runs.add(trial.user_attrs.get("mlflow_run_id"))
         for run_id in sorted(runs - {None}):
             close_orphan(config.mlflow_uri, run_id, "its sweep worker died (no heartbeat)")

@@ -26,7 +26,7 @@ from harness.reports.html import html_page
 from harness.reports.paper import paper_rows
 from harness.reports.plan import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Row, TableProfile
 from harness.reports.table import SeedResult, build_table, to_csv, to_markdown
-from harness.tracking import RetryingClient, finished_runs, tracked_run
+from harness.tracking import RetryingClient, tagged_runs, tracked_run
 
 
 def _artifact_json(client, run_id: str, path: str, folder: Path):
@@ -60,10 +60,10 @@ def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, 
             for seed in seeds:
                 tags = {"table.profile": profile.name, "table.row": row.label, "table.seed": str(seed)}
                 train_key, eval_key = expected[row.label, seed]
-                evals = finished_runs(client, EVAL_EXPERIMENT, {**tags, "table.eval_hash": eval_key})
+                evals = tagged_runs(client, EVAL_EXPERIMENT, {**tags, "table.eval_hash": eval_key})
                 figures = {}
                 if row.loss is not None:
-                    trained = finished_runs(client, TRAIN_EXPERIMENT, {**tags, "table.hash": train_key})
+                    trained = tagged_runs(client, TRAIN_EXPERIMENT, {**tags, "table.hash": train_key})
                     if not trained:
                         continue
                     summary = _artifact_json(client, trained[0].info.run_id, "summary.json", Path(tmp) / "s")

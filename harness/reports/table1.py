@@ -30,7 +30,7 @@ from harness.config import ConfigError, build_config, to_dict
 from harness.models import cache_dir
 from harness.reports.plan import EVAL_EXPERIMENT, PROFILES, TRAIN_EXPERIMENT, Row, TableProfile, config_hash
 from harness.schema import EvalConfig, TrainConfig, load_train_config
-from harness.tracking import RetryingClient, check_store, finished_runs, get_or_create_experiment
+from harness.tracking import RetryingClient, check_store, get_or_create_experiment, tagged_runs
 
 IGNORED_IN_HASH = ("run.output_dir", "run.tracking_uri", "run.experiment", "run.run_name", "run.threads", "run.tags")
 
@@ -121,7 +121,7 @@ def base_model(profile: TableProfile) -> tuple[str, str]:
 
 
 def done(client, experiment: str, tags: dict[str, str]) -> bool:
-    return bool(finished_runs(client, experiment, tags, max_results=1))
+    return bool(tagged_runs(client, experiment, tags, max_results=1))
 
 
 class Progress:
@@ -176,13 +176,13 @@ def job_configs(
     return config, eval_config(profile, job, config.run.output_dir, key, folder, uri)
 
 
-def run_job(job: Job, profile: TableProfile, steps, root: Path, uri: str, base: tuple[str, str], progress) -> None:
+def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: str, progress) -> None:
+    """Train (unless the base row, or already in MLflow) and evaluate (unless already in MLflow)."""
     client = RetryingClient(uri)
     name = f"{job.row.label} seed {job.seed}"
     progress.start(name)
     started, did = time.monotonic(), []
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    config, evaluation = job_configs(job, profile, steps, root, uri, base)
     if config is not None:
         key, folder = config.run.tags["table.hash"], Path(config.run.output_dir)
         if not done(
@@ -272,18 +272,19 @@ def reproduce(
         f"{workers} at a time; runs in {root / 'runs'}, MLflow at {uri}"
     )
     base = base_model(profile)
+    configs = {job: job_configs(job, profile, steps, root, uri, base) for job in plan}
     progress = Progress(plan, workers, log)
     with ThreadPoolExecutor(workers) as pool:  # each job waits on its own subprocesses
         failures = [
             f
-            for f in [pool.submit(run_job, job, profile, steps, root, uri, base, progress) for job in plan]
+            for f in [pool.submit(run_job, job, *configs[job], uri, progress) for job in plan]
             if f.exception() is not None
         ]
     for failure in failures:
         log(f"a job failed: {failure.exception()}")
-    expected = {}  # (row, seed) -> the hashes of this invocation's runs: the report reads only those
-    for job in plan:
-        config, evaluation = job_configs(job, profile, steps, root, uri, base)
-        train_key = config.run.tags["table.hash"] if config is not None else None
-        expected[job.row.label, job.seed] = (train_key, evaluation.tags["table.eval_hash"])
+    # (row, seed) -> the hashes of this invocation's runs: the report reads only those
+    expected = {
+        (job.row.label, job.seed): (config.run.tags["table.hash"] if config else None, ev.tags["table.eval_hash"])
+        for job, (config, ev) in configs.items()
+    }
     return build_report(profile, rows, seed_list, root, uri, expected, log)

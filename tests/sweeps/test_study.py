@@ -12,7 +12,7 @@ import mlflow
 import optuna
 from optuna.trial import TrialState
 
-from harness.tracking import finished_runs
+from harness.tracking import tagged_runs
 from sweeps import objective as objective_module
 from sweeps import study as study_module
 from sweeps.cli import run_sweep
@@ -137,7 +137,7 @@ def test_a_killed_study_resumes_without_repeating_finished_trials(tmp_path):
 
     def trial_runs(number, status):
         tags = {"sweep.study": "killed", "sweep.trial": str(number)}
-        return finished_runs(client, config.experiment, tags, status=status)
+        return tagged_runs(client, config.experiment, tags, status=status)
 
     deadline = time.time() + 300
     trials_dir = tmp_path / "killed" / "trials"
