@@ -272,12 +272,13 @@ def reproduce(
         f"{workers} at a time; runs in {root / 'runs'}, MLflow at {uri}"
     )
     base = base_model(profile)
-    configs = {job: job_configs(job, profile, steps, root, uri, base) for job in plan}
+    # (job, training config or None, evaluation config); Job holds a dict, so it is no mapping key
+    configured = [(job, *job_configs(job, profile, steps, root, uri, base)) for job in plan]
     progress = Progress(plan, workers, log)
     with ThreadPoolExecutor(workers) as pool:  # each job waits on its own subprocesses
         failures = [
             f
-            for f in [pool.submit(run_job, job, *configs[job], uri, progress) for job in plan]
+            for f in [pool.submit(run_job, job, config, ev, uri, progress) for job, config, ev in configured]
             if f.exception() is not None
         ]
     for failure in failures:
@@ -285,6 +286,6 @@ def reproduce(
     # (row, seed) -> the hashes of this invocation's runs: the report reads only those
     expected = {
         (job.row.label, job.seed): (config.run.tags["table.hash"] if config else None, ev.tags["table.eval_hash"])
-        for job, (config, ev) in configs.items()
+        for job, config, ev in configured
     }
     return build_report(profile, rows, seed_list, root, uri, expected, log)
