@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmarks.files import DataError, read_jsonl
+from harness.common.errors import DataError
+from harness.common.files import read_jsonl
 
 DATA_DIR_ENV = "HARNESS_BENCHMARK_DIR"
 MAX_PROMPT_CHARS = 1_000_000

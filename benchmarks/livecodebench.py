@@ -20,8 +20,8 @@ import zlib
 
 from benchmarks.benchmark import Benchmark, Metric
 from benchmarks.code_blocks import extract_code
-from benchmarks.files import read_jsonl
 from benchmarks.sandbox import SandboxLimits, run_python
+from harness.common.files import read_jsonl
 
 LCB_DATASET = "livecodebench/code_generation_lite"
 LCB_RELEASE = "release_v5"

@@ -11,7 +11,7 @@ NLTK's search path. An existing punkt_tab installation is used as it is.
 import os
 from pathlib import Path
 
-from benchmarks.files import atomic_directory
+from harness.common.files import atomic_directory
 
 
 def _cache_root() -> Path:

@@ -36,8 +36,8 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchmarks.benchmark import Benchmark
-from benchmarks.files import atomic_file, atomic_write_text, remove_stale_temporaries
 from benchmarks.metrics import avg_at_k, mean_pass_at_k, pass_k_values, suite_average
+from harness.common.files import atomic_file, atomic_write_text, remove_stale_temporaries
 
 Sampler = Callable[[list[str], int], list[list[str]]]
 SKIPPED = "prompt longer than the model's context"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from harness.config import ConfigError
+from harness.common.errors import ConfigError
 from harness.rollout import EngineOptions, HFGenerateBackend, RolloutBackend
 
 ROLLOUT_BACKENDS: tuple[str, ...] = ("hf", "vllm")

@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 from lightning.fabric.plugins.io.torch_io import TorchCheckpointIO
 
-from benchmarks.files import atomic_file
+from harness.common.files import atomic_file
 
 STEP_FILE = re.compile(r"^rl-step(\d+)\.ckpt$")
 LIGHTNING_KEYS = {"epoch", "global_step", "pytorch-lightning_version", "state_dict", "loops"}

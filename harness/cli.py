@@ -28,9 +28,9 @@ import typing
 import warnings
 from collections.abc import Callable
 
-from benchmarks.files import DataError
-from harness.config import ConfigError, build_config, field_docs, help_rows, parse_value
-from harness.errors import TrackingError
+from harness.common.errors import ConfigError, UserError
+from harness.common.uris import DEFAULT_TRACKING_URI
+from harness.config import build_config, field_docs, help_rows, parse_value
 
 UNSET = object()  # an eval flag not given (None would hide an explicit empty value such as --suite "")
 # Lightning sets "lightning" and "lightning.pytorch" to INFO when it is imported (after this runs:
@@ -170,7 +170,7 @@ def table1_command(args: argparse.Namespace, extra: list[str]) -> int:
         args.steps,
         args.jobs,
         args.output_dir or f"runs/table1-{profile}",
-        args.tracking_uri or "sqlite:///mlflow.db",
+        args.tracking_uri or DEFAULT_TRACKING_URI,
         limit=args.limit,
     )
     return 0
@@ -181,7 +181,7 @@ def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
     import datetime as dt
 
     from harness.reports.leaderboard import Filters, leaderboard
-    from harness.reports.plan import PROFILES
+    from harness.reports.plan import TABLE_PROFILES
     from harness.tracking import check_store
 
     if extra:
@@ -192,13 +192,13 @@ def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
         if not eq or not key:
             raise ConfigError(f"--tag {item!r} must look like KEY=VALUE")
         tags.append((key, value))
-    if args.profile and args.profile not in PROFILES:
-        raise ConfigError(f"--profile={args.profile!r} is not known; valid: {', '.join(PROFILES)}")
+    if args.profile and args.profile not in TABLE_PROFILES:
+        raise ConfigError(f"--profile={args.profile!r} is not known; valid: {', '.join(TABLE_PROFILES)}")
     try:
         since = dt.date.fromisoformat(args.since) if args.since else None
     except ValueError:
         raise ConfigError(f"--since={args.since!r} is not a date; use YYYY-MM-DD") from None
-    uri = args.tracking_uri or "sqlite:///mlflow.db"
+    uri = args.tracking_uri or DEFAULT_TRACKING_URI
     check_store(uri)
     filters = Filters(tuple(args.experiment or ()), args.profile, tuple(tags), since)
     leaderboard(uri, filters, args.output_dir or "runs/leaderboard")
@@ -234,6 +234,7 @@ def train_help() -> str:
 
 
 def build_parser() -> OneLineParser:
+    from algorithms import registered_losses
     from harness.schema import EvalConfig
 
     common = argparse.ArgumentParser(add_help=False)
@@ -253,9 +254,9 @@ def build_parser() -> OneLineParser:
     )
     train.add_argument("--profile", help="defaults: tiny (CPU, minutes), smol (SmolLM2 on CPU), paper (GPU)")
     train.add_argument("--config", help="YAML file refining the profile")
-    train.add_argument("--loss", help="policy loss name (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg)")
+    train.add_argument("--loss", help=f"policy loss name ({', '.join(registered_losses())})")
     train.add_argument("--output-dir", help="run directory (checkpoints, summary.json, final model)")
-    train.add_argument("--tracking-uri", help="MLflow tracking URI (default sqlite:///mlflow.db)")
+    train.add_argument("--tracking-uri", help=f"MLflow tracking URI (default {DEFAULT_TRACKING_URI})")
     train.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --output-dir")
 
     evaluate = commands.add_parser("eval", help=eval_command.__doc__, parents=[common])
@@ -269,10 +270,10 @@ def build_parser() -> OneLineParser:
     table1.add_argument("--jobs", type=int, help="runs at once (default: the core count; one thread each)")
     table1.add_argument("--limit", type=int, help="problems per benchmark (default: the profile's; tiny all 500)")
     table1.add_argument("--output-dir", help="runs, report and figures (default runs/table1-<profile>)")
-    table1.add_argument("--tracking-uri", help="MLflow store (default sqlite:///mlflow.db)")
+    table1.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")
 
     board = commands.add_parser("leaderboard", help=leaderboard_command.__doc__, parents=[common])
-    board.add_argument("--tracking-uri", help="MLflow store (default sqlite:///mlflow.db)")
+    board.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")
     board.add_argument("--experiment", action="append", help="only this experiment (repeatable)")
     board.add_argument("--profile", help="only runs of this training profile's model (tiny, smol, paper)")
     board.add_argument("--tag", action="append", help="only runs with tag KEY=VALUE (repeatable)")
@@ -311,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _terminate_as_interrupt)
     try:
         return COMMANDS[args.command](args, extra)
-    except (ConfigError, DataError, TrackingError, FileNotFoundError, NotADirectoryError) as err:
+    except (UserError, FileNotFoundError, NotADirectoryError) as err:
         print(f"harness {args.command}: error: {err}", file=sys.stderr)
         return 2
     except OSError as err:

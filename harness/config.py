@@ -25,9 +25,7 @@ from typing import Any, Literal, get_args, get_origin
 
 import yaml
 
-
-class ConfigError(ValueError):
-    """A user mistake in a config file or a command-line flag (one line, exit status 2)."""
+from harness.common.errors import ConfigError
 
 
 def param(default: Any = dataclasses.MISSING, *, ge=None, gt=None, le=None, lt=None, default_factory=None):

@@ -20,11 +20,11 @@ from pathlib import Path
 import torch
 
 from benchmarks import resolve_suite
-from benchmarks.files import atomic_write_text
 from benchmarks.report import format_results
 from benchmarks.runner import evaluate, log_to_mlflow
 from harness.backends import make_backend, require_backend
-from harness.config import ConfigError
+from harness.common.errors import ConfigError
+from harness.common.files import atomic_write_text
 from harness.models import load_model
 from harness.rollout import EngineOptions, SamplingParams, prompt_fits, sample_messages
 from harness.run_dir import ensure_file_places, ensure_writable_folder

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.files import atomic_directory, remove_stale_temporaries
-from harness.config import ConfigError
+from harness.common.errors import ConfigError
+from harness.common.files import atomic_directory, remove_stale_temporaries
 
 TINY_SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "<|system|>", "<|user|>", "<|assistant|>"]
 # Printable ASCII plus newline: every character a prompt or answer can hold.

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.files import atomic_file, atomic_write_text, remove_stale_temporaries
 from harness.checkpoints import latest_intact_checkpoint
-from harness.config import ConfigError, to_dict
+from harness.common.errors import ConfigError
+from harness.common.files import atomic_file, atomic_write_text, remove_stale_temporaries
+from harness.config import to_dict
 from harness.schema import RESUMABLE_KEYS, TrainConfig
 from harness.tracking import flatten
 

@@ -32,10 +32,15 @@ from typing import Any, Literal
 
 from algorithms import AGG_MODES, KL_ESTIMATORS, LOSSES, SCHEDULE_KINDS, BetaSchedule, get_loss
 from harness.backends import ROLLOUT_BACKENDS
-from harness.config import ConfigError, build_config, check_sections, deep_merge, dotted_to_nested, load_yaml, param
+from harness.common.errors import ConfigError
+from harness.common.uris import DEFAULT_TRACKING_URI
+from harness.config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml, param
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 PROFILES = ("tiny", "smol", "paper")
+# Evaluation sampling of the paper (and of `harness eval`, Table 1 and validation checks).
+EVAL_TEMPERATURE = 0.6
+EVAL_TOP_P = 0.95
 # What `--resume` lets change: the length of the run and knobs that do not change what is
 # computed (memory chunking, threads, bookkeeping). Anything else must match the checkpoint's run.
 RESUMABLE_KEYS = (
@@ -187,7 +192,7 @@ class RunConfig:
     """Seed of rollouts and data order."""
     output_dir: str = "runs/train"
     """Where checkpoints, summary.json and the final model go."""
-    tracking_uri: str = "sqlite:///mlflow.db"
+    tracking_uri: str = DEFAULT_TRACKING_URI
     """MLflow tracking URI (local SQLite store by default, or http://host:port of a server)."""
     experiment: str = "ce-gppo-harness"
     """MLflow experiment name."""
@@ -268,9 +273,9 @@ class EvalConfig:
     """Evaluate only the first N problems of each benchmark."""
     max_new_tokens: int = param(1024, ge=1)
     """Longest completion (tokens)."""
-    temperature: float = param(0.6, ge=0)
+    temperature: float = param(EVAL_TEMPERATURE, ge=0)
     """Sampling temperature (0: greedy)."""
-    top_p: float = param(0.95, gt=0, le=1)
+    top_p: float = param(EVAL_TOP_P, gt=0, le=1)
     """Nucleus sampling mass."""
     seed: int = 0
     """Sampling seed."""
@@ -282,7 +287,7 @@ class EvalConfig:
     """Where results.json and samples.jsonl are written."""
     data_dir: str | None = None
     """Benchmark data folder (default: $HARNESS_BENCHMARK_DIR, else the Hugging Face Hub)."""
-    tracking_uri: str = "sqlite:///mlflow.db"
+    tracking_uri: str = DEFAULT_TRACKING_URI
     """MLflow tracking URI ('none' to skip tracking)."""
     experiment: str = "ce-gppo-eval"
     """MLflow experiment name."""

@@ -18,8 +18,8 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+from harness.common.uris import sqlite_path
 from harness.config import to_dict
-from harness.tracking import sqlite_path
 
 SPIKE_FACTOR = 5.0
 

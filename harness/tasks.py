@@ -12,8 +12,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from benchmarks.files import read_jsonl
-from harness.config import ConfigError
+from harness.common.errors import ConfigError
+from harness.common.files import read_jsonl
 from harness.schema import TaskConfig
 
 HELDOUT_SEED = 1234

@@ -40,7 +40,8 @@ from urllib.parse import urlparse
 from lightning.pytorch.loggers import MLFlowLogger
 from lightning.pytorch.utilities import rank_zero_only
 
-from harness.errors import TrackingError
+from harness.common.errors import TrackingError, first_line
+from harness.common.uris import DEFAULT_TRACKING_URI, sqlite_path
 
 RETRY_SECONDS = 60.0
 _TRANSIENT = ("database is locked", "database table is locked", "deadlock", "could not serialize", "busy")
@@ -50,11 +51,6 @@ FAILURE_TAG = "harness.failure_reason"
 def _is_transient(error: Exception) -> bool:
     text = str(error).lower()
     return any(marker in text for marker in _TRANSIENT)
-
-
-def sqlite_path(uri: str) -> Path | None:
-    """The database file of a `sqlite:///...` URI (None for other stores)."""
-    return Path(uri.removeprefix("sqlite:///")).expanduser().resolve() if uri.startswith("sqlite:///") else None
 
 
 def artifact_root(tracking_uri: str) -> str | None:
@@ -79,7 +75,7 @@ def _check_server(uri: str, timeout_s: float) -> None:
         reason = getattr(error, "reason", error)
         raise TrackingError(
             f"no MLflow server answers at {uri} ({reason}); start one with `mlflow server --host 127.0.0.1 "
-            "--port 5000` or track locally with --tracking-uri sqlite:///mlflow.db"
+            f"--port 5000` or track locally with --tracking-uri {DEFAULT_TRACKING_URI}"
         ) from None
 
 
@@ -112,7 +108,7 @@ def check_store(uri: str, timeout_s: float = 5.0) -> None:
         except OSError as error:
             raise TrackingError(f"cannot use the SQLite store {db}: {error.strerror or error}") from None
         except Exception as error:  # MLflow wraps sqlite errors (not a database, read-only, ...)
-            raise TrackingError(f"cannot use the SQLite store {db}: {_first_line(error)}") from None
+            raise TrackingError(f"cannot use the SQLite store {db}: {first_line(error)}") from None
     elif scheme in ("http", "https"):
         if not parsed.netloc:
             raise TrackingError(f"tracking URI {uri!r} has no host; use http://host:port")
@@ -125,7 +121,7 @@ def check_store(uri: str, timeout_s: float = 5.0) -> None:
             raise
         except Exception as error:
             raise TrackingError(
-                f"cannot open the tracking database {parsed.scheme}://{parsed.hostname}: {_first_line(error)}"
+                f"cannot open the tracking database {parsed.scheme}://{parsed.hostname}: {first_line(error)}"
             ) from None
     else:
         raise TrackingError(
@@ -174,11 +170,6 @@ def _check_database(uri: str, timeout_s: float) -> None:
         engine.dispose()
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0][:300]}" if text else type(error).__name__
-
-
 def _with_retries(call, uri: str):
     """`call` retried with exponential backoff while the store reports a transient failure."""
 
@@ -193,7 +184,7 @@ def _with_retries(call, uri: str):
                     raise
                 if time.monotonic() > deadline:
                     raise TrackingError(
-                        f"the tracking store {uri} stayed busy for {RETRY_SECONDS:.0f} s ({_first_line(error)}); "
+                        f"the tracking store {uri} stayed busy for {RETRY_SECONDS:.0f} s ({first_line(error)}); "
                         "for many writers use an `mlflow server` backed by PostgreSQL"
                     ) from None
                 time.sleep(delay)
@@ -287,19 +278,66 @@ class RunLogger(MLFlowLogger):
         self.experiment.update_run(self.run_id, status="RUNNING")
 
 
-def tagged_runs(
-    client, experiment_name: str, tags: dict[str, str], max_results: int = 1000, status: str = "FINISHED"
-) -> list:
-    """Runs of an experiment carrying all `tags` in `status` (FINISHED unless told), newest first.
+def _quoted(text: str, quotes: str) -> str | None:
+    """`text` inside the first of `quotes` it does not contain; None when it holds them all.
 
-    [] if the experiment does not exist."""
+    MLflow's filter grammar has no escape character, so a value is quoted with a quote it does not
+    contain; it can then never end its string early and change the query."""
+    for quote in quotes:
+        if quote not in text:
+            return f"{quote}{text}{quote}"
+    return None
+
+
+def tag_query(tags: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """MLflow filter clauses matching `tags` exactly, and the tags no quoting can express (a key
+    holding both ` and ", a value holding both ' and "), which the caller must match itself."""
+    clauses, leftover = [], {}
+    for key, value in tags.items():
+        name, literal = _quoted(key, '`"'), _quoted(value, "'\"")
+        if name is None or literal is None:
+            leftover[key] = value
+        else:
+            clauses.append(f"tags.{name} = {literal}")
+    return clauses, leftover
+
+
+def search_tagged(
+    client,
+    experiment_ids: list[str],
+    tags: dict[str, str],
+    *,
+    status: str | None = "FINISHED",
+    extra: tuple[str, ...] = (),
+    order_by: tuple[str, ...] = ("attributes.start_time DESC",),
+    max_results: int = 1000,
+) -> list:
+    """Runs of the experiments carrying all `tags` (exactly: any character in a key or value is
+    safe), in `status` (None: any), matching the `extra` clauses (written by the caller, never
+    holding user text)."""
+    clauses, leftover = tag_query(tags)
+    if status is not None:
+        clauses.append(f"attributes.status = '{status}'")
+    runs = client.search_runs(
+        experiment_ids,
+        " and ".join([*clauses, *extra]),
+        order_by=list(order_by),
+        max_results=max_results if not leftover else 50000,
+    )
+    if leftover:
+        runs = [r for r in runs if all(r.data.tags.get(k) == v for k, v in leftover.items())][:max_results]
+    return runs
+
+
+def tagged_runs(
+    client, experiment_name: str, tags: dict[str, str], max_results: int = 1000, status: str | None = "FINISHED"
+) -> list:
+    """Runs of an experiment carrying all `tags` in `status` (FINISHED unless told; None: any),
+    newest first. [] if the experiment does not exist."""
     experiment = client.get_experiment_by_name(experiment_name)
     if experiment is None:
         return []
-    query = " and ".join([*(f"tags.`{k}` = '{v}'" for k, v in tags.items()), f"attributes.status = '{status}'"])
-    return client.search_runs(
-        [experiment.experiment_id], query, order_by=["attributes.start_time DESC"], max_results=max_results
-    )
+    return search_tagged(client, [experiment.experiment_id], tags, status=status, max_results=max_results)
 
 
 def close_orphan(uri: str, run_id: str, reason: str) -> bool:
@@ -362,7 +400,7 @@ def tracked_run(
         status, reason = "KILLED", str(error) or type(error).__name__
         raise
     except BaseException as error:
-        status, reason = "FAILED", _first_line(error)
+        status, reason = "FAILED", first_line(error)
         raise
     finally:
         if reason:

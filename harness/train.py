@@ -21,10 +21,11 @@ import lightning as L
 import torch
 from lightning.pytorch.utilities import rank_zero_only
 
-from benchmarks.files import atomic_directory, atomic_write_text
 from harness.backends import require_backend
 from harness.checkpoints import StreamingCheckpointIO, steps_in
-from harness.config import ConfigError, to_dict
+from harness.common.errors import ConfigError
+from harness.common.files import atomic_directory, atomic_write_text
+from harness.config import to_dict
 from harness.models import cache_dir, load_model
 from harness.module import RLModule
 from harness.progress import RLProgress

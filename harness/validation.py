@@ -43,9 +43,14 @@ class ValidationCallback(L.Callback):
     def benchmark_subset(self, module, step: int) -> dict[str, float]:
         from benchmarks import evaluate, resolve_suite
         from harness.evaluate import make_sampler
+        from harness.schema import EVAL_TEMPERATURE, EVAL_TOP_P
 
         sampler = make_sampler(
-            module.policy, module.tokenizer, max_new_tokens=self.max_new_tokens, temperature=0.6, top_p=0.95
+            module.policy,
+            module.tokenizer,
+            max_new_tokens=self.max_new_tokens,
+            temperature=EVAL_TEMPERATURE,
+            top_p=EVAL_TOP_P,
         )
         results = evaluate(
             resolve_suite(self.suite),

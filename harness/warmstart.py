@@ -15,8 +15,8 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.files import atomic_directory, remove_stale_temporaries
 from benchmarks.grading import grade_math_batch
+from harness.common.files import atomic_directory, remove_stale_temporaries
 from harness.rollout import HFGenerateBackend, SamplingParams, chat_prompt, sample_messages
 from harness.schema import RolloutConfig, TrainConfig
 from harness.tasks import Problem

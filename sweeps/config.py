@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from harness.config import ConfigError, build_config, load_yaml, param
+from harness.common.errors import ConfigError
+from harness.config import build_config, load_yaml, param
 from harness.schema import PROFILES, TrainConfig, load_train_config
 from sweeps.spaces import SPACES, get_space
 

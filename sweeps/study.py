@@ -24,8 +24,15 @@ from pathlib import Path
 import optuna
 from optuna.trial import TrialState
 
-from harness.config import ConfigError
-from harness.tracking import RetryingClient, check_store, close_orphan, get_or_create_experiment, tagged_runs
+from harness.common.errors import ConfigError, first_line
+from harness.tracking import (
+    RetryingClient,
+    check_store,
+    close_orphan,
+    get_or_create_experiment,
+    search_tagged,
+    tagged_runs,
+)
 from sweeps.config import SweepConfig
 
 
@@ -37,11 +44,6 @@ def quiet_optuna(verbose: bool = False) -> None:
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-
-
-def _first_line(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0][:300] if lines else type(error).__name__
 
 
 def close_dead_trial(config: SweepConfig):
@@ -79,7 +81,7 @@ def open_storage(config: SweepConfig) -> optuna.storages.RDBStorage:
             heartbeat_stale_trial_callback=close_dead_trial(config),
         )
     except Exception as error:  # bad scheme, unknown host, missing driver, refused connection
-        raise ConfigError(f"storage {url!r} cannot be opened: {_first_line(error)}") from None
+        raise ConfigError(f"storage {url!r} cannot be opened: {first_line(error)}") from None
 
 
 def make_sampler(config: SweepConfig, worker: int) -> optuna.samplers.BaseSampler:
@@ -134,10 +136,12 @@ def parent_run(config: SweepConfig, study: optuna.Study) -> str:
     check_store(config.mlflow_uri)
     client = RetryingClient(config.mlflow_uri)
     experiment = get_or_create_experiment(client, config.experiment, config.mlflow_uri)
-    query = f"tags.`sweep.study` = '{config.study_name}' and tags.`sweep.role` = 'parent'"
+    parent_tags = {"sweep.study": config.study_name, "sweep.role": "parent"}
 
     def oldest():
-        runs = client.search_runs([experiment], query, order_by=["attributes.start_time ASC"], max_results=5)
+        runs = search_tagged(
+            client, [experiment], parent_tags, status=None, order_by=("attributes.start_time ASC",), max_results=5
+        )
         return runs[0].info.run_id if runs else None
 
     run_id = oldest()

@@ -82,3 +82,18 @@ def test_no_hasattr_on_losses_outside_algorithms():
                     if "loss" in text.lower():
                         offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {text}")
     assert offenders == []
+
+
+def test_layers():
+    """harness.common is the base layer (imports nothing of the project); algorithms imports nothing
+    of the project; benchmarks imports nothing of harness but harness.common."""
+    graph = import_graph()
+    for module, targets in graph.items():
+        project = {t for t in targets if t.split(".")[0] in PACKAGES}
+        if module.startswith("harness.common"):
+            assert all(t.startswith("harness.common") for t in project), (module, project)
+        elif module.startswith("algorithms"):
+            assert all(t.startswith("algorithms") for t in project), (module, project)
+        elif module.startswith("benchmarks"):
+            allowed = ("benchmarks", "harness.common")
+            assert all(t.startswith(allowed) or t == "harness" for t in project), (module, project)

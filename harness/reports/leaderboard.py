@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.reports.html import html_page
-from harness.reports.plan import PROFILES
+from harness.reports.plan import TABLE_PROFILES
 from harness.reports.stats import spread
 from harness.reports.table import STABILITY, Cell, TableRow, to_csv, to_markdown
-from harness.tracking import RetryingClient
+from harness.tracking import RetryingClient, search_tagged
 
 EVAL_TAG = "harness.train_run_id"
 GROUP_PARAMS = ("model.name", "run.steps")
@@ -60,16 +60,17 @@ def _source(run) -> str:
 
 def training_runs(client, filters: Filters) -> list:
     experiments = [e for e in client.search_experiments() if not filters.experiments or e.name in filters.experiments]
-    clauses = ["attributes.status = 'FINISHED'", *(f"tags.`{k}` = '{v}'" for k, v in filters.tags)]
+    extra = []
     if filters.since:
         start = dt.datetime.combine(filters.since, dt.time()).timestamp() * 1000
-        clauses.append(f"attributes.start_time >= {int(start)}")
-    runs = client.search_runs([e.experiment_id for e in experiments], " and ".join(clauses), max_results=50000)
+        extra.append(f"attributes.start_time >= {int(start)}")
+    ids = [e.experiment_id for e in experiments]
+    runs = search_tagged(client, ids, dict(filters.tags), extra=tuple(extra), max_results=50000)
     runs = [r for r in runs if "loss.name" in r.data.params]
     if filters.profile:
         from harness.schema import load_train_config
 
-        model = load_train_config(PROFILES[filters.profile].train_profile, None, {}).model.name
+        model = load_train_config(TABLE_PROFILES[filters.profile].train_profile, None, {}).model.name
         runs = [r for r in runs if r.data.params.get("model.name") == model]
     return runs
 

@@ -22,6 +22,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from harness.schema import EVAL_TEMPERATURE, EVAL_TOP_P
+
 TRAIN_EXPERIMENT = "ce-gppo-table1"  # MLflow experiments of the table's training and evaluation runs
 EVAL_EXPERIMENT = "ce-gppo-table1-eval"
 
@@ -87,15 +89,15 @@ class TableProfile:
     k: int
     limit: int | None
     max_new_tokens: int
-    temperature: float
-    top_p: float
     seeds: int
+    temperature: float = EVAL_TEMPERATURE
+    top_p: float = EVAL_TOP_P
     eval_every: int | None = None  # held-out accuracy during training for the accuracy-over-steps figure
     train_overrides: dict = field(default_factory=dict)
     paper_model: str | None = None  # which of the paper's reported tables to print beside ours
 
 
-PROFILES = {
+TABLE_PROFILES = {
     "tiny": TableProfile(
         "tiny",
         "tiny",
@@ -103,8 +105,6 @@ PROFILES = {
         k=4,
         limit=None,
         max_new_tokens=8,
-        temperature=0.6,
-        top_p=0.95,
         seeds=5,
         eval_every=50,
         train_overrides={"run.threads": 1},
@@ -116,8 +116,6 @@ PROFILES = {
         k=2,
         limit=20,
         max_new_tokens=512,
-        temperature=0.6,
-        top_p=0.95,
         seeds=3,
         eval_every=10,
         train_overrides={"run.threads": 1},
@@ -129,8 +127,6 @@ PROFILES = {
         k=16,
         limit=None,
         max_new_tokens=16384,
-        temperature=0.6,
-        top_p=0.95,
         seeds=1,
         eval_every=50,
         paper_model="1.5B",

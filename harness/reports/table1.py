@@ -26,9 +26,10 @@ from pathlib import Path
 
 import yaml
 
-from harness.config import ConfigError, build_config, to_dict
+from harness.common.errors import ConfigError
+from harness.config import build_config, to_dict
 from harness.models import cache_dir
-from harness.reports.plan import EVAL_EXPERIMENT, PROFILES, TRAIN_EXPERIMENT, Row, TableProfile, config_hash
+from harness.reports.plan import EVAL_EXPERIMENT, TABLE_PROFILES, TRAIN_EXPERIMENT, Row, TableProfile, config_hash
 from harness.schema import EvalConfig, TrainConfig, load_train_config
 from harness.tracking import RetryingClient, check_store, get_or_create_experiment, tagged_runs
 
@@ -251,9 +252,9 @@ def reproduce(
     `limit` evaluates the first N problems of each benchmark instead of the profile's number."""
     from harness.reports.report import build_report
 
-    if profile_name not in PROFILES:
-        raise ConfigError(f"--profile={profile_name!r} is not known; valid: {', '.join(PROFILES)}")
-    profile = PROFILES[profile_name]
+    if profile_name not in TABLE_PROFILES:
+        raise ConfigError(f"--profile={profile_name!r} is not known; valid: {', '.join(TABLE_PROFILES)}")
+    profile = TABLE_PROFILES[profile_name]
     if limit is not None:  # part of the evaluation's hash: a different limit is evaluated anew
         profile = replace(profile, limit=limit)
     check_store(uri)

@@ -9,8 +9,8 @@ import pytest
 
 from benchmarks import get_benchmark
 from benchmarks.benchmark import MAX_PROMPT_CHARS
-from benchmarks.files import DataError
 from benchmarks.math_competitions import math_row_from_hub
+from harness.common.errors import DataError
 
 GOOD = '{"id": "a", "problem": "1+1", "answer": "2"}\n'
 

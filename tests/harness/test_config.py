@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import ConfigError
+from harness.common.errors import ConfigError
 from harness.schema import CONFIG_DIR, PROFILES, TrainConfig, load_train_config
 
 

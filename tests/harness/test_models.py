@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from harness.config import ConfigError
+from harness.common.errors import ConfigError
 from harness.models import build_tiny, load_model
 from harness.rollout import chat_prompt
 
@@ -60,7 +60,7 @@ def test_smollm2_from_the_wheel(tmp_path):
 
 
 def test_unknown_model_is_a_clear_error():
-    from harness.config import ConfigError
+    from harness.common.errors import ConfigError
 
     with pytest.raises(ConfigError, match="neither a built-in"):
         load_model("no-such-org/no-such-model")

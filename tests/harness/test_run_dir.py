@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from harness.config import ConfigError
+from harness.common.errors import ConfigError
 from harness.run_dir import RolloutLog, RunDirectory
 from harness.schema import RESUMABLE_KEYS, load_train_config
 

@@ -13,7 +13,8 @@ import typing
 
 import pytest
 
-from harness.config import ConfigError, build_config, help_rows, load_yaml
+from harness.common.errors import ConfigError
+from harness.config import build_config, help_rows, load_yaml
 from harness.evaluate import evaluate_model
 from harness.models import load_model
 from harness.schema import CONFIG_DIR, PROFILES, EvalConfig, TaskConfig, TrainConfig, load_train_config

@@ -13,7 +13,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 
 import harness.train
 from harness.cli import main
-from harness.config import ConfigError
+from harness.common.errors import ConfigError
 from harness.schema import load_train_config
 from harness.train import check_parallel_layout, make_strategy
 

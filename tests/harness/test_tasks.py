@@ -4,8 +4,7 @@ import json
 
 import pytest
 
-from benchmarks.files import DataError
-from harness.config import ConfigError
+from harness.common.errors import ConfigError, DataError
 from harness.schema import TaskConfig
 from harness.tasks import build_task
 

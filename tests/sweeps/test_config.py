@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from harness.config import ConfigError
+from harness.common.errors import ConfigError
 from sweeps.config import load_sweep_config
 
 

@@ -4,7 +4,7 @@ import json
 
 import mlflow
 
-from harness.reports.plan import EVAL_EXPERIMENT, PROFILES, ROWS, TRAIN_EXPERIMENT
+from harness.reports.plan import EVAL_EXPERIMENT, ROWS, TABLE_PROFILES, TRAIN_EXPERIMENT
 from harness.reports.report import collect
 
 
@@ -50,10 +50,10 @@ def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(tmp_path):
     log_run(client, EVAL_EXPERIMENT, eval_tags, files, tmp_path)
 
     results, histories, benchmarks = collect(
-        PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps600", "limit500")}
+        TABLE_PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps600", "limit500")}
     )
     assert results["GRPO"][0].scores == {"arith": {"0": 1.0, "1": 1.0, "2": 1.0, "3": 0.0}}
     assert results["GRPO"][0].figures == {"end_entropy": 0.4} and histories["GRPO"][0][0]["entropy"] == 0.4
     assert benchmarks == ["arith"]
-    missing, _, _ = collect(PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps100", "limit500")})
+    missing, _, _ = collect(TABLE_PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps100", "limit500")})
     assert missing == {}  # no run of these settings: the cell stays empty rather than borrowing one

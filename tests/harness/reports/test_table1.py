@@ -12,7 +12,7 @@ from pathlib import Path
 import mlflow
 import pytest
 
-from harness.reports.plan import PROFILES, ROWS, select_rows
+from harness.reports.plan import ROWS, TABLE_PROFILES, select_rows
 from harness.reports.table1 import Job, train_config
 
 
@@ -104,12 +104,12 @@ def test_a_killed_invocation_resumes_its_interrupted_run(tmp_path):
     assert len(grpo) == 1 and grpo[0].info.status == "FINISHED"  # the killed run was continued, not replaced
 
 
-@pytest.mark.parametrize("profile", sorted(PROFILES))
+@pytest.mark.parametrize("profile", sorted(TABLE_PROFILES))
 def test_every_row_of_every_profile_validates_without_a_gpu(profile, tmp_path):
     for row in ROWS:
         if row.loss is None:
             continue
-        config = train_config(PROFILES[profile], Job(row, 0), None, tmp_path, f"sqlite:///{tmp_path}/m.db")
+        config = train_config(TABLE_PROFILES[profile], Job(row, 0), None, tmp_path, f"sqlite:///{tmp_path}/m.db")
         assert config.loss["name"] == row.loss["name"] and config.run.tags["table.row"] == row.label
     assert [r.label for r in select_rows("table1")][:2] == ["base", "GRPO"]
     assert len(select_rows("all")) == len(ROWS)

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from benchmarks.files import (
-    DataError,
+from harness.common.errors import DataError
+from harness.common.files import (
     atomic_directory,
     atomic_file,
     atomic_write_text,

@@ -12,8 +12,7 @@ old version or the new one, never a truncated one, and a failed write leaves the
 A process killed with SIGKILL cannot clean up; its temporaries carry its PID, so the next writer
 removes those whose process is gone (`remove_stale_temporaries`) without touching a live one's.
 
-Lives in `benchmarks` because both `benchmarks` and `harness` need it and arrows point
-harness -> benchmarks.
+Lives in `harness.common`, the base layer that `benchmarks`, `harness` and `sweeps` all import.
 """
 
 from __future__ import annotations
@@ -31,11 +30,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from harness.common.errors import DataError
+
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
-
-
-class DataError(ValueError):
-    """A data file the project cannot use (malformed, empty, wrong encoding): one line naming it."""
 
 
 def read_jsonl(path: str | Path, *, required: tuple[str, ...] = (), what: str = "file") -> list[dict]:
