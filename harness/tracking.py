@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -41,6 +40,7 @@ from lightning.pytorch.loggers import MLFlowLogger
 from lightning.pytorch.utilities import rank_zero_only
 
 from harness.common.errors import TrackingError, first_line
+from harness.common.stores import check_database
 from harness.common.uris import DEFAULT_TRACKING_URI, sqlite_path
 
 RETRY_SECONDS = 60.0
@@ -115,7 +115,7 @@ def check_store(uri: str, timeout_s: float = 5.0) -> None:
         _check_server(uri, timeout_s)
     elif scheme in ("postgresql", "mysql", "mssql"):
         try:
-            _within(3 * timeout_s, lambda: _check_database(uri, timeout_s))  # MLflow's engine retries for minutes
+            check_database(uri, timeout_s)  # MLflow's engine retries for minutes
             _with_retries(lambda: _client(uri).search_experiments(max_results=1), uri)()
         except TrackingError:
             raise
@@ -128,46 +128,6 @@ def check_store(uri: str, timeout_s: float = 5.0) -> None:
             f"tracking URI {uri!r} is not supported; use sqlite:///path/mlflow.db, http://host:port of an "
             "mlflow server, or postgresql:// / mysql+pymysql:// database URLs"
         )
-
-
-def _within(seconds: float, call, what: str = "no answer") -> None:
-    """Run `call` with a wall-clock deadline: a TimeoutError when it has not returned in time (the
-    call goes on in a daemon thread, which the process's exit ends), else what it raised."""
-    outcome: dict[str, BaseException] = {}
-
-    def target() -> None:
-        try:
-            call()
-        except BaseException as error:
-            outcome["error"] = error
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        raise TimeoutError(f"{what} within {seconds:.0f} s")
-    if "error" in outcome:
-        raise outcome["error"]
-
-
-def _check_database(uri: str, timeout_s: float) -> None:
-    """Open (and close) one connection to a database URL with the drivers' timeouts, so that a server
-    that is down, unreachable or silent fails in seconds; raises what the driver raises."""
-    import sqlalchemy
-
-    seconds = max(1, int(timeout_s))
-    driver_timeouts = {  # connect_timeout alone does not cover a MySQL server that accepts and stays silent
-        "postgresql": {"connect_timeout": seconds},
-        "mysql": {"connect_timeout": seconds, "read_timeout": seconds, "write_timeout": seconds},
-        "mssql": {"timeout": seconds},
-    }
-    scheme = urlparse(uri).scheme.split("+")[0]
-    engine = sqlalchemy.create_engine(uri, connect_args=driver_timeouts[scheme], poolclass=sqlalchemy.pool.NullPool)
-    try:
-        with engine.connect():
-            pass
-    finally:
-        engine.dispose()
 
 
 def _with_retries(call, uri: str):
