@@ -18,47 +18,60 @@ kernels we grade on (Landlock ABI 6+, Linux 6.12+), the sandbox guarantees:
 * It sees, read-only, only /usr, /bin, /sbin, /lib*, /etc, the interpreter's install, five
   devices (null, zero, full, random, urandom), a /proc that shows only its own processes and
   no host-wide files; not /tmp, /run, /dev/shm, /home, /root, /var, /sys, /work and so on.
-* It cannot signal or trace anything outside (a fresh uid per run, Landlock's scopes).
+* It cannot signal or trace anything outside (a fresh uid per run, Landlock's scopes), and it
+  leaves nothing behind for a later run: no kernel keys (add_key, request_key and keyctl are
+  refused), and no uid is drawn while a process or a key still holds it
+  (`benchmarks.sandbox_identity`).
 * Each call ends within `timeout_s` plus a few milliseconds of clean-up (at worst about 2 s
   more: a grace period for the boot process, then a kill by uid). CPU seconds, address space
   per process, file size, process count (of the fresh uid) and open files are limited.
+* The whole process tree is bounded too (`benchmarks.sandbox_cgroup`): where a cgroup can be
+  made (v2, or v1 on hybrid hosts), its memory to `memory_mb` and its processes to
+  `processes`; elsewhere the process count drops to at most 4, so the tree holds at most
+  4 x `memory_mb`. `isolation` names the bound (`tree_memory_cgroup_v2`, `_v1`, or
+  `tree_memory_process_cap_N`).
 
-It does not guarantee: secrecy of world-readable files under /etc and /usr; a memory limit for
-the whole tree (RLIMIT_AS is per process, so up to `processes` times `memory_mb`; no cgroup);
-anything against a kernel exploit or side channels. There is no /dev/shm, so multiprocessing
-locks and queues fail. The uid needs a Python that other users may execute, so a virtualenv
-whose interpreter lives under /root runs its sandboxed programs with /usr/bin/python3
-(standard library only, which is all HumanEval and LiveCodeBench solutions may assume).
+It does not guarantee: secrecy of world-readable files under /etc and /usr; anything against a
+kernel exploit or side channels. There is no /dev/shm, so multiprocessing locks and queues
+fail. The uid needs a Python that other users may execute, so a virtualenv whose interpreter
+lives under /root or in a 0700 checkout runs its sandboxed programs with the Python it links
+to or /usr/bin/python3 (standard library only, which is all HumanEval and LiveCodeBench
+solutions may assume). Neither the checkout nor the boot script need be readable by anyone
+but the caller: the boot receives its script and config as open files, so the program's
+/proc/1/cmdline names only the host's interpreter.
 
 Weaker set-ups, each reported in `isolation`:
 
 * Not root, with unprivileged user namespaces (most distributions): the same namespaces,
-  private root and kill, made inside a user namespace; the program keeps the caller's uid, so
-  the process limit counts the caller's own processes too.
+  private root and kill, made inside a user namespace; the program keeps the caller's uid
+  (since Linux 5.14 the kernel counts its process limit inside that namespace only). The
+  whole-tree bound is a cgroup only where systemd delegated one to the user, else the cap.
 * Not root, without user namespaces: limits, Landlock, seccomp and a kill of the process group
   only. A program that leaves its group (setsid) can outlive the call, and it reads whatever
-  the caller can read. Network and sockets are still refused.
+  the caller can read; the process limit counts the caller's own processes too. Network and
+  sockets are still refused.
 * Root without CAP_SYS_ADMIN (a default container): no namespaces; every process of the run's
   uid is killed after the call instead; reads are not restricted.
 * Root with no Python that other users may execute: runs as root mapped to uid 1000 in a user
-  namespace; all of the above holds except the process limit (root is exempt from it).
+  namespace; all of the above holds except the process limit (root is exempt from it), so
+  without a cgroup there is no whole-tree bound.
 """
 
 import contextlib
-import functools
 import json
 import math
 import os
-import random
 import select
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from benchmarks.sandbox_cgroup import TreeBound
+from benchmarks.sandbox_identity import identity, interpreter_dirs, processes_of
 
 _BOOT = str(Path(__file__).with_name("sandbox_boot.py"))
 _OUTPUT_CAP_BYTES = 1 << 20
@@ -71,13 +84,15 @@ class SandboxLimits:
     timeout_s: float = 10.0
     """Wall-clock seconds before the run, and everything it started, is killed."""
     memory_mb: int = 1024
-    """Address-space limit (RLIMIT_AS)."""
+    """Address-space limit of each process (RLIMIT_AS) and, where a cgroup can be made, memory
+    limit of the whole process tree (see `benchmarks.sandbox_cgroup`)."""
     file_size_mb: int = 16
     """Largest file the program may write, stdout and stderr included (RLIMIT_FSIZE)."""
     disk_mb: int = 64
     """Size of the private tmpfs work directory (where namespaces could be made)."""
     processes: int = 32
-    """Processes and threads of the sandbox uid (RLIMIT_NPROC; binds when started as root)."""
+    """Processes and threads of the program's tree (a cgroup's pids.max, and RLIMIT_NPROC of the
+    sandbox uid, which binds when started as root); at most 4 where no cgroup can be made."""
     open_files: int = 64
 
     @property
@@ -100,49 +115,9 @@ class SandboxResult:
         return self.returncode == 0 and not self.timed_out
 
 
-def _world_executable(path: str) -> bool:
-    """Whether any user may run this file: every directory above it searchable by others."""
-    real = Path(os.path.realpath(path))
-    modes = [p.stat().st_mode for p in [real, *real.parents]]
-    return all(mode & stat.S_IXOTH for mode in modes) and bool(modes[0] & stat.S_IROTH)
-
-
-@functools.lru_cache(maxsize=1)
-def _interpreter_for_unprivileged_uid() -> str | None:
-    candidates = [sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"]
-    return next((c for c in candidates if os.path.exists(c) and _world_executable(c)), None)
-
-
-def _identity() -> tuple[str, int | None]:
-    """(python to run, uid to run it as): a fresh unprivileged uid per run when we are root
-    and some Python is executable by other users (a venv under /root is not), else our own."""
-    interpreter = _interpreter_for_unprivileged_uid() if os.geteuid() == 0 else None
-    if interpreter is None:
-        return sys.executable, None
-    return interpreter, 200_000 + random.randrange(1_000_000)
-
-
-def _interpreter_dirs(interpreter: str) -> list[str]:
-    """The installs the program's interpreter needs (a venv and the Python it points to)."""
-    dirs = {os.path.dirname(os.path.dirname(p)) for p in (interpreter, os.path.realpath(interpreter))}
-    return sorted(d for d in dirs if d != "/")
-
-
-def _processes_of(uid: int) -> bool:
-    """Whether a live (non-zombie) process runs as `uid`; reads /proc."""
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-        except OSError:
-            continue
-        if fields.get("Uid", "").split()[:1] == [str(uid)] and not fields.get("State", "").strip().startswith("Z"):
-            return True
-    return False
-
-
 def _gone_within(uid: int, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
-    while _processes_of(uid):
+    while processes_of(uid):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.005)
@@ -194,19 +169,51 @@ def _read_capped(path: Path) -> str:
         return stream.read(_OUTPUT_CAP_BYTES).decode("utf-8", errors="replace")
 
 
+def _start_boot(root: Path, config: dict, tree: TreeBound) -> subprocess.Popen:
+    """Start the boot in a new session with the program's stdin/stdout/stderr. Its script and
+    config travel as open files (see sandbox_boot), and so do the cgroups' cgroup.procs."""
+    fds = []
+    try:
+        fds.append(script := os.open(_BOOT, os.O_RDONLY | os.O_CLOEXEC))
+        fds += (tree_fds := tree.open_procs())
+        read_config, write_config = os.pipe()
+        fds.append(read_config)
+        with open(write_config, "w") as stream:  # far below a pipe's buffer: no reader needed yet
+            json.dump(config | {"script_fd": script, "tree": config["tree"] | {"fds": tree_fds}}, stream)
+        with (
+            open(root / "stdin", "rb") as fin,
+            open(root / "stdout", "wb") as fout,
+            open(root / "stderr", "wb") as ferr,
+        ):
+            return subprocess.Popen(
+                [sys.executable, "-I", "-S", f"/dev/fd/{script}", str(read_config)],
+                stdin=fin,
+                stdout=fout,
+                stderr=ferr,
+                cwd=root,
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+                start_new_session=True,
+                pass_fds=fds,
+            )
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
 def run_python(source: str, *, stdin: str = "", limits: SandboxLimits = SandboxLimits()) -> SandboxResult:
     """Run `source` as a Python program under `limits`; never raises for the program's faults."""
-    with tempfile.TemporaryDirectory(prefix="sandbox-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="sandbox-") as tmp, identity() as (interpreter, uid):
         root = Path(tmp)
         root.chmod(0o711)  # the sandbox uid may traverse to its work directory, not list it
         (root / "work").mkdir()
         (root / "view").mkdir()
         (root / "program.py").write_text(source, encoding="utf-8")
         (root / "stdin").write_text(stdin, encoding="utf-8")
-        interpreter, uid = _identity()
+        # as root mapped into a user namespace (uid None) RLIMIT_NPROC does not bind
+        tree = TreeBound.make(limits.memory_mb, limits.processes, cap_binds=uid is not None or os.geteuid() != 0)
         config = {
             "interpreter": interpreter,
-            "interpreter_dirs": _interpreter_dirs(interpreter),
+            "interpreter_dirs": interpreter_dirs(interpreter),
             "workdir": str(root / "work"),
             "view": str(root / "view"),
             "program": str(root / "program.py"),
@@ -216,24 +223,20 @@ def run_python(source: str, *, stdin: str = "", limits: SandboxLimits = SandboxL
             "memory_bytes": limits.memory_mb * _MB,
             "file_bytes": limits.file_size_mb * _MB,
             "disk_bytes": limits.disk_mb * _MB,
-            "processes": limits.processes,
+            "processes": tree.processes,
             "open_files": limits.open_files,
+            "tree": {
+                "label": tree.label,
+                "label_without_cgroup": tree.label_without_cgroup,
+                "processes_without_cgroup": tree.processes_without_cgroup,
+            },
         }
         started = time.monotonic()
-        with (
-            open(root / "stdin", "rb") as fin,
-            open(root / "stdout", "wb") as fout,
-            open(root / "stderr", "wb") as ferr,
-        ):
-            process = subprocess.Popen(
-                [sys.executable, "-I", "-S", _BOOT, json.dumps(config)],
-                stdin=fin,
-                stdout=fout,
-                stderr=ferr,
-                cwd=root,
-                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-                start_new_session=True,
-            )
+        try:
+            process = _start_boot(root, config, tree)
+        except BaseException:
+            tree.close()
+            raise
         timed_out = not _exited_within(process, limits.timeout_s)
         if timed_out:  # on SIGTERM the boot SIGKILLs init and exits once the namespace is empty
             process.terminate()
@@ -251,12 +254,18 @@ def run_python(source: str, *, stdin: str = "", limits: SandboxLimits = SandboxL
         # layer kills by uid.
         if uid is not None and (returncode < 0 or "pid_namespace" not in isolation):
             _kill_everything_of(uid, interpreter)
-        duration = time.monotonic() - started
+        oom_kills = tree.close()  # also kills what a run without PID namespace left in its cgroup
+        stderr = _read_capped(root / "stderr")
+        if oom_kills:
+            stderr += (
+                f"\nsandbox: the process tree reached its memory bound of {limits.memory_mb} MB;"
+                f" the kernel killed {oom_kills} of its processes\n"
+            )
         return SandboxResult(
             returncode=None if timed_out else returncode,
             stdout=_read_capped(root / "stdout"),
-            stderr=_read_capped(root / "stderr"),
+            stderr=stderr,
             timed_out=timed_out,
-            duration_s=duration,
+            duration_s=time.monotonic() - started,
             isolation=isolation,
         )

@@ -1,7 +1,10 @@
 """Child side of `benchmarks.sandbox`: confine a process tree, then exec the untrusted program.
 
-Run by the sandbox as ``python -I -S sandbox_boot.py '<json config>'`` inside a fresh session,
-with stdin/stdout/stderr already redirected to files. Standard library only. Three processes:
+Run by the sandbox as ``python -I -S /dev/fd/S C`` inside a fresh session, with stdin/stdout/stderr
+already redirected to files: this script and its JSON config arrive as files the caller opened
+(fd S, and a pipe on fd C), so neither needs a path the boot could not read (a checkout in a 0700
+folder) and the command line that the program can read as /proc/1/cmdline names no host path
+but the interpreter's. Standard library only. Three processes:
 
 * boot (this process, in the caller's PID namespace): makes new mount, network, IPC and PID
   namespaces (as root directly, otherwise inside a new user namespace), forks init and waits
@@ -12,8 +15,9 @@ with stdin/stdout/stderr already redirected to files. Standard library only. Thr
   root the program sees, forks the program and exits as soon as the program does. Its death
   makes the kernel SIGKILL every process left in the namespace, whatever its session, process
   group or signal mask.
-* the program (PID 2): resource limits, Landlock, a seccomp filter, the unprivileged uid, then
-  exec ``python -I -B program.py`` in its work directory.
+* the program (PID 2): joins the run's cgroups (the whole tree's memory and process bound, see
+  `benchmarks.sandbox_cgroup`), resource limits, Landlock, a seccomp filter, the unprivileged
+  uid, then exec ``python -I -B program.py`` in its work directory.
 
 Whatever could not be applied on this machine (no namespaces, old kernel) is skipped and
 reported in ``isolation.json`` next to the work directory.
@@ -38,8 +42,11 @@ PR_SET_PDEATHSIG, PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, SECCOMP_MODE_FILTER = 1, 
 SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
 LANDLOCK_RULE_PATH_BENEATH = 1
 FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR, FS_TRUNCATE = 1, 2, 4, 8, 1 << 14
-# Per machine: seccomp's AUDIT_ARCH value and the numbers of socket, io_uring_setup, pivot_root.
-MACHINES = {"x86_64": (0xC000003E, 41, 425, 155), "aarch64": (0xC00000B7, 198, 425, 41)}
+# Per machine: seccomp's AUDIT_ARCH value and the system call numbers we refuse or use.
+MACHINES = {
+    "x86_64": {"arch": 0xC000003E, "socket": 41, "io_uring_setup": 425, "pivot_root": 155, "keys": (248, 249, 250)},
+    "aarch64": {"arch": 0xC00000B7, "socket": 198, "io_uring_setup": 425, "pivot_root": 41, "keys": (217, 218, 219)},
+}
 # What the program may see of the host, read-only: the system and the interpreter's install.
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -126,18 +133,21 @@ def build_private_root(config: dict) -> list[str]:
     # pivot_root(".", ".") stacks the old root on top of the new one; detaching it leaves the
     # host's tree unreachable from this mount namespace
     os.chdir(new)
-    _check(libc.syscall(MACHINES[platform.machine()][3], b".", b"."), "pivot_root")
+    _check(libc.syscall(MACHINES[platform.machine()]["pivot_root"], b".", b"."), "pivot_root")
     _check(libc.umount2(b".", MNT_DETACH), "umount old root")
     os.chdir("/")
     return applied + ["private_root", "tmpfs_workdir"]
 
 
-def set_limits(config: dict) -> None:
+def set_limits(config: dict, applied: list[str]) -> None:
     cpu = config["cpu_s"]
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (config["memory_bytes"],) * 2)
     resource.setrlimit(resource.RLIMIT_FSIZE, (config["file_bytes"],) * 2)
-    resource.setrlimit(resource.RLIMIT_NPROC, (config["processes"],) * 2)
+    # the kernel counts RLIMIT_NPROC per uid of a user namespace: inside ours, boot and init
+    # (which joined it with unshare) count too, so `processes` is left to the program's tree
+    processes = config["processes"] + (2 if "user_namespace" in applied else 0)
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes,) * 2)
     resource.setrlimit(resource.RLIMIT_NOFILE, (config["open_files"],) * 2)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
@@ -170,44 +180,72 @@ def restrict_with_landlock(workdir: str) -> str:
     return f"landlock_abi_{abi}"
 
 
-def forbid_sockets() -> str:
+def install_seccomp_filter() -> list[str]:
     """A seccomp filter: socket(2) fails with EACCES for every address family, so there is no
     way to reach a network or any host socket, pathname or abstract UNIX ones included
     (socketpair(2), which can only connect the program to itself, still works). Also refused:
-    io_uring (its IORING_OP_SOCKET would bypass the filter) and every system call through a
-    foreign ABI (x86_64's int 0x80 and x32 tables number socket differently)."""
-    audit_arch, nr_socket, nr_io_uring_setup, _ = MACHINES[platform.machine()]
+    io_uring (its IORING_OP_SOCKET would bypass the filter), every system call through a
+    foreign ABI (x86_64's int 0x80 and x32 tables number socket differently), and the kernel
+    keyrings (add_key, request_key, keyctl fail with EPERM): keys belong to the uid, not to a
+    process, and would outlive the run for a later run that draws the same uid to read."""
+    machine = MACHINES[platform.machine()]
     load, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_JMP|JGE|K, BPF_RET|K
-    allow, eacces, enosys = 0x7FFF0000, 0x00050000 | 13, 0x00050000 | 38  # SECCOMP_RET_ALLOW / _ERRNO
+    allow, eperm, eacces, enosys = 0x7FFF0000, *(0x00050000 | errno for errno in (1, 13, 38))  # RET_ALLOW/_ERRNO
+    refused = [(machine["socket"], eacces), (machine["io_uring_setup"], enosys)]
+    refused += [(number, eperm) for number in machine["keys"]]
     program = [
         (load, 0, 0, 4),  # A = seccomp_data.arch
-        (jeq, 1, 0, audit_arch),
+        (jeq, 1, 0, machine["arch"]),
         (ret, 0, 0, enosys),
         (load, 0, 0, 0),  # A = seccomp_data.nr
         (jge, 0, 1, 0x40000000),  # __X32_SYSCALL_BIT
         (ret, 0, 0, enosys),
-        (jeq, 0, 1, nr_socket),
-        (ret, 0, 0, eacces),
-        (jeq, 0, 1, nr_io_uring_setup),
-        (ret, 0, 0, enosys),
-        (ret, 0, 0, allow),
     ]
+    for number, action in refused:
+        program += [(jeq, 0, 1, number), (ret, 0, 0, action)]
+    program.append((ret, 0, 0, allow))
     filters = ctypes.create_string_buffer(b"".join(struct.pack("=HBBI", *op) for op in program))
     fprog = struct.pack("@HP", len(program), ctypes.addressof(filters))  # struct sock_fprog
     _check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.c_char_p(fprog), 0, 0), "seccomp")
-    return "seccomp_no_sockets"
+    return ["seccomp_no_sockets", "seccomp_no_keyrings"]
+
+
+def join_tree_cgroups(config: dict) -> str:
+    """Move this process (writing 0 names the writer) into the run's cgroups, whose cgroup.procs
+    files the caller opened for us: from here on everything the program and its descendants
+    allocate or start counts against the whole tree's bound, and nothing of boot's or init's.
+    If the kernel refuses, the lower process cap stands in (see benchmarks.sandbox_cgroup)."""
+    tree = config["tree"]
+    try:
+        for fd in tree["fds"]:
+            os.write(fd, b"0")
+        return tree["label"]
+    except OSError as error:
+        config["processes"] = tree["processes_without_cgroup"]
+        return f"{tree['label_without_cgroup']} (cgroup: {error.strerror})"
+    finally:
+        _close_all(tree["fds"])
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def run_program(config: dict, applied: list[str], report) -> None:
-    """In the program's process: limits, Landlock, seccomp, drop root, exec. Never returns."""
-    set_limits(config)
+    """In the program's process: cgroups, limits, Landlock, seccomp, drop root, exec. Never returns."""
+    applied.append(join_tree_cgroups(config))
+    set_limits(config, applied)
     applied.append("rlimits")
     _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")  # needed by both below
     try:
         applied.append(restrict_with_landlock(config["workdir"]))
     except OSError as error:
         applied.append(f"no_landlock ({error.strerror})")
-    applied.append(forbid_sockets())  # no fallback: on a machine missing from MACHINES the run fails
+    applied += install_seccomp_filter()  # no fallback: on a machine missing from MACHINES the run fails
     if config["uid"] is not None:
         os.setgroups([])
         os.setgid(config["uid"])
@@ -256,6 +294,7 @@ def run_init(config: dict, applied: list[str], report) -> None:
             os.chown(config["workdir"], config["uid"], config["uid"])
     program = _fork(lambda: run_program(config, applied, report))
     report.close()
+    _close_all(config["tree"]["fds"])
     while True:  # as PID 1 we also inherit orphans: reap them until the program itself exits
         pid, status = os.wait()
         if pid == program:
@@ -263,7 +302,9 @@ def run_init(config: dict, applied: list[str], report) -> None:
 
 
 def main() -> None:
-    config = json.loads(sys.argv[1])
+    with open(int(sys.argv[1])) as stream:  # the config pipe
+        config = json.load(stream)
+    os.close(config["script_fd"])  # this script's file: the program has no use for it
     report = open(config["report"], "w")  # before anything hides or forbids that path
     applied: list[str] = []
     try:
@@ -274,6 +315,7 @@ def main() -> None:
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
     init = _fork(lambda: run_init(config, applied, report))
     report.close()
+    _close_all(config["tree"]["fds"])
     signal.signal(signal.SIGTERM, lambda *_: os.kill(init, signal.SIGKILL))
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
     # wait without reaping: a zombie init keeps its pid, so a late SIGTERM cannot hit a reuse

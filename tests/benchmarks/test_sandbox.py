@@ -5,14 +5,13 @@ assertions are skipped and the rest checks what the docstring of benchmarks.sand
 for that case.
 """
 
-import importlib.util
 import json
 import os
 import platform
 import shutil
 import socket
 import subprocess
-import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -22,8 +21,11 @@ from benchmarks.sandbox import SandboxLimits, run_python
 
 QUICK = SandboxLimits(timeout_s=2.0, memory_mb=256)
 AS_ROOT = os.geteuid() == 0
+# Programs that only end by the kill: the timeout just has to let them start what they try (the
+# sandbox starts a program in about 0.2 s), and each second of it is a second of the suite.
+KILLED = SandboxLimits(timeout_s=1.0, memory_mb=256)
 # The call may take its timeout plus the clean-up after the kill, never much more.
-BUDGET_S = QUICK.timeout_s + 1.5
+BUDGET_S = KILLED.timeout_s + 1.5
 # Tests that assert on what the program prints, not on time: room for a slow sandbox start on a busy
 # machine (2 s ran out once before the allocation loop reached its limit).
 ROOMY = SandboxLimits(timeout_s=10.0, memory_mb=QUICK.memory_mb)
@@ -75,12 +77,12 @@ def test_isolation_applied_as_root():
 
 
 def test_infinite_loop_is_killed():
-    result = run_python("while True:\n    pass", limits=QUICK)
+    result = run_python("while True:\n    pass", limits=KILLED)
     assert not result.passed and result.duration_s < BUDGET_S
 
 
 def test_sleeping_forever_is_killed():
-    result = run_python("import time\ntime.sleep(60)", limits=QUICK)
+    result = run_python("import time\ntime.sleep(60)", limits=KILLED)
     assert result.timed_out and result.returncode is None and result.duration_s < BUDGET_S
 
 
@@ -89,13 +91,13 @@ def test_ignoring_sigterm_does_not_help():
         "import signal, time\nfor s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):\n"
         "    signal.signal(s, signal.SIG_IGN)\ntime.sleep(60)"
     )
-    result = run_python(program, limits=QUICK)
+    result = run_python(program, limits=KILLED)
     assert result.timed_out and result.duration_s < BUDGET_S
 
 
 def test_fork_bomb_is_contained():
     bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
-    result = run_python(bomb, limits=QUICK)
+    result = run_python(bomb, limits=KILLED)
     assert not result.passed and result.duration_s < BUDGET_S
     if (uid := _uid_of(result)) is not None:
         assert _processes_of(uid) == []
@@ -126,7 +128,7 @@ ESCAPES = {
 def test_nothing_outlives_the_call(escape):
     token = f"sandbox-linger-{uuid.uuid4().hex}"
     program = "import os, signal, sys, time\n" + escape.format(linger=_linger(token))
-    result = run_python(program, limits=QUICK)
+    result = run_python(program, limits=KILLED)
     survivors = _processes_with(token)
     for pid in survivors:  # do not leave them running for the rest of the suite
         os.kill(int(pid), 9)
@@ -186,7 +188,7 @@ def test_raising_limits_fails():
 
 
 def test_huge_output_is_cut():
-    result = run_python("import sys\nwhile True:\n    sys.stdout.write('x' * 2**20)", limits=QUICK)
+    result = run_python("import sys\nwhile True:\n    sys.stdout.write('x' * 2**20)", limits=KILLED)
     assert not result.passed and len(result.stdout) <= 2**20 and result.duration_s < BUDGET_S
 
 
@@ -309,36 +311,66 @@ def test_cannot_signal_outside(signal_target):
     assert result.returncode is not None
 
 
-# Weaker set-ups, made from here: (argv prefix, subprocess options). Each runs `_ELSEWHERE`.
+# Weaker set-ups, made from here: (argv prefix, subprocess options, owner of the home). Each runs
+# `_ELSEWHERE` with the Python of a virtualenv in a 0700 home ({home}) that also holds a copy of the
+# sandbox, as a user would have it: so the set-up never depends on where this checkout lives or on
+# its permissions (a clone in a `mktemp -d` folder is 0700 too).
 SETUPS = {
-    "unprivileged_user": (["/usr/bin/python3"], {"user": 65534, "group": 65534, "extra_groups": []}),
-    "root_without_cap_sys_admin": (["setpriv", "--bounding-set=-sys_admin", sys.executable], {}),
+    "unprivileged_user": (["{home}/venv/bin/python"], {"user": 65534, "group": 65534, "extra_groups": []}, 65534),
+    "root_without_cap_sys_admin": (["setpriv", "--bounding-set=-sys_admin", "{home}/venv/bin/python"], {}, 0),
 }
 _ELSEWHERE = """
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("sandbox", sys.argv[1])
-sandbox = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sandbox)
-quick = sandbox.SandboxLimits(timeout_s=2.0, memory_mb=256)
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from benchmarks import sandbox
+quick = sandbox.SandboxLimits(timeout_s=1.0, memory_mb=256)
 results = [sandbox.run_python(program, limits=quick) for program in sys.argv[2:]]
 print(json.dumps([[r.timed_out, r.stderr, r.isolation] for r in results]))
 """
+_BASE_PYTHON = "/usr/bin/python3"  # a Python any user may run, standing in for the user's
+
+
+def _private_home(owner: int) -> Path:
+    """A 0700 home of `owner` holding checkout/benchmarks/sandbox*.py (no other benchmark) and a
+    virtualenv whose python links to a Python anyone may run."""
+    home = Path(tempfile.mkdtemp(prefix="sandbox-home-"))
+    package = home / "checkout" / "benchmarks"
+    package.mkdir(parents=True)
+    (package / "__init__.py").touch()
+    for module in Path(__file__).parents[2].joinpath("benchmarks").glob("sandbox*.py"):
+        shutil.copyfile(module, package / module.name)
+    (home / "venv" / "bin").mkdir(parents=True)
+    (home / "venv" / "bin" / "python").symlink_to(_BASE_PYTHON)
+    (home / "venv" / "pyvenv.cfg").write_text(f"home = {Path(_BASE_PYTHON).parent}\n")
+    for path in [home, *home.rglob("*")]:
+        os.chown(path, owner, owner, follow_symlinks=False)
+    return home
 
 
 @pytest.mark.skipif(not AS_ROOT, reason="needs root to make the weaker set-ups")
 @pytest.mark.parametrize("setup", SETUPS.values(), ids=SETUPS.keys())
 def test_weaker_setups_still_kill_everything_and_refuse_sockets(setup):
-    """Without root (in a user namespace) or as root without namespaces (uid kill)."""
-    argv, options = setup
-    if shutil.which(argv[0]) is None:
-        pytest.skip(f"{argv[0]} is not installed")
+    """Without root (in a user namespace) or as root without namespaces (uid kill), each from a
+    virtualenv in a 0700 home: as root the sandbox uid cannot reach that venv's python, so the
+    programs must run with the Python it links to."""
+    argv, options, owner = setup
+    for tool in [_BASE_PYTHON] + [a for a in argv[:1] if "{home}" not in a]:
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    home = _private_home(owner)
+    try:
+        _run_weaker_setup(home, [a.format(home=home) for a in argv], options)
+    finally:
+        shutil.rmtree(home)
+
+
+def _run_weaker_setup(home: Path, argv: list[str], options: dict) -> None:
     tokens = [f"sandbox-linger-{uuid.uuid4().hex}" for _ in range(2)]
     escapes = [ESCAPES["setsid"], ESCAPES["daemon"]]
     programs = ["import os, signal, sys, time\n" + e.format(linger=_linger(t)) for e, t in zip(escapes, tokens)]
     programs.append("import socket\nsocket.socket(socket.AF_UNIX)")
-    module = importlib.util.find_spec("benchmarks.sandbox").origin
     run = subprocess.run(
-        [*argv, "-I", "-c", _ELSEWHERE, module, *programs],
+        [*argv, "-I", "-c", _ELSEWHERE, str(home / "checkout"), *programs],
         cwd="/",
         capture_output=True,
         text=True,
@@ -349,8 +381,8 @@ def test_weaker_setups_still_kill_everything_and_refuse_sockets(setup):
     for pid in survivors:
         os.kill(int(pid), 9)
     assert run.returncode == 0, run.stderr
-    (setsid_timed_out, _, isolation), _, (_, socket_error, _) = json.loads(run.stdout)
-    assert setsid_timed_out and "PermissionError" in socket_error
+    (setsid_timed_out, setsid_error, isolation), _, (_, socket_error, _) = json.loads(run.stdout)
+    assert setsid_timed_out and "PermissionError" in socket_error, setsid_error
     if "no_namespaces" in " ".join(isolation) and "uid_" not in " ".join(isolation):
         pytest.skip(f"no user namespaces for ordinary users here, so a setsid can escape: {isolation}")
     assert survivors == []
