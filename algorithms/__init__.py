@@ -8,10 +8,11 @@
 
 One file per loss (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg), each registered by name;
 `aggregate` is the only place where per-token losses are reduced. Around the losses: advantages
-(group-relative, DAPO filter and overlong shaping), KL estimators, CE-GPPO beta schedules and the
-token-quadrant / entropy-change diagnostics. To add a loss: write a frozen dataclass in a new
-file, decorate it with `@register_loss("name")`, give it `default_agg` and `__call__(batch) ->
-LossOutput`, and import the file below.
+(group-relative, DAPO filter and overlong shaping), KL estimators, schedules of a loss's
+coefficients (CE-GPPO's betas) and the token-quadrant / entropy-change diagnostics. To add a
+loss: write a frozen dataclass in a new file, decorate it with `@register_loss("name")`, give it
+`default_agg` and `__call__(batch) -> LossOutput`, and import the file below (or in your own
+package: a loss registered after import works everywhere, configs included). See docs/design.md.
 """
 
 from . import ce_gppo, cispo, dapo, entropy_reg, gppo, grpo, gspo  # noqa: F401  (registers the losses)
@@ -21,7 +22,7 @@ from .batch import LossOutput, PolicyBatch
 from .kl import KL_ESTIMATORS, kl_penalty
 from .quadrants import QUADRANTS, clipped_token_counts, entropy_change_first_order, grad_wrt_logp, quadrant_stats
 from .registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
-from .schedules import SCHEDULE_KINDS, BetaSchedule
+from .schedules import SCHEDULE_KINDS, CoefficientSchedule, schedule_for
 
 LOSSES: tuple[str, ...] = registered_losses()
 
@@ -31,7 +32,7 @@ __all__ = [
     "LOSSES",
     "QUADRANTS",
     "SCHEDULE_KINDS",
-    "BetaSchedule",
+    "CoefficientSchedule",
     "LossOutput",
     "PolicyBatch",
     "PolicyLoss",
@@ -51,4 +52,5 @@ __all__ = [
     "clipped_token_counts",
     "register_loss",
     "registered_losses",
+    "schedule_for",
 ]

@@ -1,24 +1,29 @@
-"""Schedules for CE-GPPO's (beta1, beta2) over training steps.
+"""Schedules of a loss's schedulable coefficients over training steps (CE-GPPO: beta1, beta2).
 
 CE-GPPO's betas set how hard the clipped low-probability tokens pull entropy down (beta1, NA&LP)
 and up (beta2, PA&LP); changing them during training moves the run between exploration and
 exploitation. The paper changes its betas partway through a run (at its step 585); `switch`
-expresses that, `linear` a gradual hand-over.
+expresses that, `linear` a gradual hand-over. Any loss may declare other coefficients schedulable
+(`PolicyLoss.schedulable`); a schedule moves whichever it names.
 
-    constant  (beta1, beta2) at every step
-    switch    (beta1, beta2) before step `steps`, (beta1_end, beta2_end) from step `steps` on
-    linear    from (beta1, beta2) at step 0 to (beta1_end, beta2_end) at step `steps`, then constant
+    constant  the start values at every step
+    switch    start values before step `steps`, end values from step `steps` on
+    linear    from the start values at step 0 to the end values at step `steps`, then constant
 
 Every kind is (1 - p) * start + p * end with its own progress p(step) in [0, 1].
-Apply a value to a built loss with dataclasses.replace(loss_fn, beta1=b1, beta2=b2), which
-re-runs the loss's checks.
+
+    schedule = schedule_for(loss, kind="switch", step=585, beta1=0.75)   # None for constant
+    loss_now = loss.with_coefficients(**schedule.values_at(step))       # re-runs the loss's checks
+
+This module owns the rules of a schedule (its kinds, its step, which targets it needs); the loss
+owns which coefficients may move and their ranges (`with_coefficients` checks both).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .registry import check_nonnegative
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 
 def _constant(step: int, steps: int) -> float:
@@ -38,40 +43,56 @@ SCHEDULE_KINDS: tuple[str, ...] = tuple(_PROGRESS)
 
 
 @dataclass(frozen=True)
-class BetaSchedule:
-    """(beta1, beta2) as a function of the optimizer step; see the module docstring.
+class CoefficientSchedule:
+    """Coefficient values as a function of the optimizer step; see the module docstring.
 
-    beta1_end / beta2_end default to the start values (only one beta changes); `steps` is the
-    switch step for `switch` (>= 0) and the ramp length for `linear` (>= 1).
-    """
+    `end` names the coefficients that move (the others keep their `start` value); `steps` is the
+    switch step for `switch` (>= 0) and the ramp length for `linear` (>= 1)."""
 
-    kind: str = "constant"
-    beta1: float = 0.5
-    beta2: float = 1.0
-    beta1_end: float | None = None
-    beta2_end: float | None = None
+    kind: str
+    start: Mapping[str, float]
+    end: Mapping[str, float] = field(default_factory=dict)
     steps: int = 0
 
     def __post_init__(self) -> None:
         if self.kind not in _PROGRESS:
-            raise ValueError(f"unknown beta schedule {self.kind!r}; valid: {', '.join(_PROGRESS)}")
-        for name in ("beta1", "beta2"):
-            check_nonnegative(name, getattr(self, name))
-        for name in ("beta1_end", "beta2_end"):
-            if getattr(self, name) is not None:
-                check_nonnegative(name, getattr(self, name))
-        if self.kind == "constant" and (self.beta1_end, self.beta2_end, self.steps) != (None, None, 0):
-            raise ValueError("a constant beta schedule takes no beta1_end, beta2_end or steps")
+            raise ValueError(f"unknown schedule kind {self.kind!r}; valid: {', '.join(_PROGRESS)}")
+        for name, value in {**self.start, **self.end}.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+        unknown = sorted(set(self.end) - set(self.start))
+        if unknown:
+            raise ValueError(f"the schedule moves {', '.join(unknown)} but starts only {', '.join(self.start)}")
+        if self.kind == "constant" and (self.end or self.steps):
+            raise ValueError("a constant schedule takes no step or target values")
         min_steps = 1 if self.kind == "linear" else 0
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < min_steps:
-            raise ValueError(f"steps of a {self.kind!r} schedule must be an integer >= {min_steps}, got {self.steps!r}")
+            raise ValueError(f"step of a {self.kind!r} schedule must be an integer >= {min_steps}, got {self.steps!r}")
 
-    def beta_at(self, step: int) -> tuple[float, float]:
-        """(beta1, beta2) to use at optimizer step `step` (>= 0)."""
+    def values_at(self, step: int) -> dict[str, float]:
+        """{coefficient: value} to use at optimizer step `step` (>= 0)."""
         if step < 0:
             raise ValueError(f"step must be >= 0, got {step}")
         progress = _PROGRESS[self.kind](step, self.steps)
-        end1 = self.beta1 if self.beta1_end is None else self.beta1_end
-        end2 = self.beta2 if self.beta2_end is None else self.beta2_end
         # (1 - p) a + p b is exactly a at p = 0 and exactly b at p = 1
-        return (1 - progress) * self.beta1 + progress * end1, (1 - progress) * self.beta2 + progress * end2
+        return {
+            name: (1 - progress) * start + progress * self.end.get(name, start) for name, start in self.start.items()
+        }
+
+
+def schedule_for(loss, kind: str = "constant", step: int = 0, **targets: float) -> CoefficientSchedule | None:
+    """The schedule of `loss`'s coefficients from their current values to `targets` (None: constant).
+
+    Raises ValueError for an unknown kind, a bad step, a constant schedule given targets, a moving
+    schedule given none, or a target the loss cannot schedule or accept (the loss's own message)."""
+    if kind not in _PROGRESS:
+        raise ValueError(f"kind={kind!r} is not allowed; allowed: {', '.join(_PROGRESS)}")
+    if kind == "constant":
+        if targets or step:
+            raise ValueError("kind='constant' takes no step or target values")
+        return None
+    if not targets:
+        names = ", ".join(loss.schedulable) or "nothing: this loss declares no schedulable coefficient"
+        raise ValueError(f"kind={kind!r} needs a target value of what it moves ({names})")
+    loss.with_coefficients(**targets)  # the loss refuses what it cannot schedule, and out-of-range ends
+    return CoefficientSchedule(kind, loss.coefficients(), dict(targets), step)

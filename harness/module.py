@@ -221,8 +221,7 @@ class RLModule(L.LightningModule):
         """The loss with this step's scheduled coefficients (the configured schedule, if any)."""
         if self.schedule is None:
             return self.base_loss
-        beta1, beta2 = self.schedule.beta_at(step)
-        return self.base_loss.with_coefficients(beta1=beta1, beta2=beta2)
+        return self.base_loss.with_coefficients(**self.schedule.values_at(step))
 
     @torch.no_grad()
     def logprobs(self, model, batch: UpdateBatch) -> torch.Tensor:

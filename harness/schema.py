@@ -30,7 +30,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from algorithms import AGG_MODES, KL_ESTIMATORS, LOSSES, SCHEDULE_KINDS, BetaSchedule, get_loss
+from algorithms import (
+    AGG_MODES,
+    KL_ESTIMATORS,
+    CoefficientSchedule,
+    PolicyLoss,
+    get_loss,
+    registered_losses,
+    schedule_for,
+)
 from harness.backends import ROLLOUT_BACKENDS
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI
@@ -82,8 +90,8 @@ class WarmStartConfig:
     """Stop early once greedy held-out accuracy reaches this fraction (null: run all steps)."""
     eval_every: int = param(25, ge=1)
     """Supervised steps between held-out accuracy checks (steps)."""
-    seed: int = 0
-    """Seed of the supervised phase; fixed across RL seeds so paired runs share a start."""
+    seed: int = param(0, ge=0, le=2**32 - 1)
+    """Seed of the supervised phase; fixed across RL seeds so paired runs share a start (0 .. 2**32-1)."""
 
 
 @dataclass(frozen=True)
@@ -188,12 +196,17 @@ class OptimConfig:
 class RunConfig:
     steps: int = param(300, ge=1)
     """RL steps (one rollout batch each)."""
-    seed: int = 0
-    """Seed of rollouts and data order."""
+    seed: int = param(0, ge=0, le=2**32 - 1)
+    """Seed of rollouts and data order (0 .. 2**32-1, the range Lightning's seed_everything accepts)."""
     output_dir: str = "runs/train"
     """Where checkpoints, summary.json and the final model go."""
     tracking_uri: str = DEFAULT_TRACKING_URI
     """MLflow tracking URI (local SQLite store by default, or http://host:port of a server)."""
+    artifact_root: str | None = None
+    """Where a new MLflow experiment keeps its runs' files (summary.json, config.yaml, rollouts.jsonl): a folder
+    (made absolute) or a URI (s3://...). null: mlartifacts/ beside a SQLite store's file, the server's own store
+    for http(s)://, and for a database store (postgresql://, mysql://) mlartifacts/ beside run.output_dir. An
+    existing experiment keeps the location it was created with."""
     experiment: str = "ce-gppo-harness"
     """MLflow experiment name."""
     run_name: str | None = None
@@ -267,8 +280,8 @@ class EvalConfig:
     """Built-in model name, local model folder, training run directory, or hub id."""
     suite: str = "math"
     """Suite (math, code, if, all) or comma-separated benchmark names."""
-    k: int = param(4, ge=1)
-    """Samples per problem (avg@k and pass@k)."""
+    k: int = param(4, ge=1, le=1024)
+    """Samples per problem (avg@k and pass@k; at most 1024: the paper's evaluations use up to 64)."""
     limit: int | None = param(None, ge=1)
     """Evaluate only the first N problems of each benchmark."""
     max_new_tokens: int = param(1024, ge=1)
@@ -277,8 +290,8 @@ class EvalConfig:
     """Sampling temperature (0: greedy)."""
     top_p: float = param(EVAL_TOP_P, gt=0, le=1)
     """Nucleus sampling mass."""
-    seed: int = 0
-    """Sampling seed."""
+    seed: int = param(0, ge=0, le=2**32 - 1)
+    """Sampling seed (0 .. 2**32-1)."""
     batch_size: int = param(64, ge=1)
     """Sequences per generate call (hf), or in flight at once (vllm)."""
     backend: Literal[ROLLOUT_BACKENDS] = "hf"
@@ -289,6 +302,10 @@ class EvalConfig:
     """Benchmark data folder (default: $HARNESS_BENCHMARK_DIR, else the Hugging Face Hub)."""
     tracking_uri: str = DEFAULT_TRACKING_URI
     """MLflow tracking URI ('none' to skip tracking)."""
+    artifact_root: str | None = None
+    """Where a new MLflow experiment keeps its runs' files (results.json, samples.jsonl): a folder (made
+    absolute) or a URI (s3://...). null: mlartifacts/ beside a SQLite store's file, the server's own store for
+    http(s)://, and for a database store (postgresql://, mysql://) mlartifacts/ beside --output-dir."""
     experiment: str = "ce-gppo-eval"
     """MLflow experiment name."""
     lm_eval: str | None = None
@@ -312,51 +329,31 @@ def check_suite(key: str, suite: str) -> None:
         raise ConfigError(f"{key}: {err}") from None
 
 
-def loss_and_schedule(section: dict):
-    """(the built loss, its BetaSchedule or None) from a validated-or-not loss section.
+def loss_and_schedule(section: dict) -> tuple[PolicyLoss, CoefficientSchedule | None]:
+    """(the built loss, the schedule of its coefficients or None) from a loss section.
 
-    The schedule names the kind, the step, and the values the schedulable coefficients move to
-    (those it does not name keep their start value)."""
+    The rules live with their owners: `algorithms.get_loss` knows the registered losses (those
+    registered after import too) and their parameters' ranges, `algorithms.schedule_for` the
+    schedule's kinds and step, the loss which coefficients it lets a schedule move. Here their
+    refusals only get the config key they belong to."""
     params = dict(section)
     name = params.pop("name", None)
     schedule = params.pop("schedule", None)
-    if name not in LOSSES:
-        raise ConfigError(f"loss={name!r} is not a registered loss; valid: {', '.join(LOSSES)}")
     try:
         loss = get_loss(name, **params)
     except (TypeError, ValueError) as err:
-        raise ConfigError(f"loss {name}: {err}") from None
+        where = f"loss {name}" if name in registered_losses() else "loss"
+        raise ConfigError(f"{where}: {err}") from None
     if schedule is None:
         return loss, None
     if not isinstance(schedule, dict):
         raise ConfigError(f"loss.schedule must be a section (kind, step and target values), got {schedule!r}")
     targets = dict(schedule)
     kind, step = targets.pop("kind", "constant"), targets.pop("step", 0)
-    if kind not in SCHEDULE_KINDS:
-        raise ConfigError(f"loss.schedule.kind={kind!r} is not allowed; allowed: {', '.join(SCHEDULE_KINDS)}")
-    if kind == "constant":
-        if targets or step:
-            raise ConfigError("loss.schedule.kind='constant' takes no step or target values")
-        return loss, None
-    unknown = sorted(set(targets) - set(loss.schedulable))
-    if unknown:
-        allowed = ", ".join(loss.schedulable) or "nothing (it declares no schedulable coefficient)"
-        raise ConfigError(f"loss.schedule: loss {name} cannot schedule {', '.join(unknown)}; schedulable: {allowed}")
-    if not targets:
-        raise ConfigError(f"loss.schedule.kind={kind!r} needs a target value, e.g. loss.schedule.beta1")
-    start = loss.coefficients()
     try:
-        schedule = BetaSchedule(
-            kind=kind,
-            beta1=start["beta1"],
-            beta2=start["beta2"],
-            beta1_end=targets.get("beta1"),
-            beta2_end=targets.get("beta2"),
-            steps=step,
-        )
+        return loss, schedule_for(loss, kind, step, **targets)
     except (TypeError, ValueError) as err:
         raise ConfigError(f"loss.schedule: {err}") from None
-    return loss, schedule
 
 
 def load_train_config(

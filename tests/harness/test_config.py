@@ -49,13 +49,19 @@ def test_int_promotes_to_float_but_not_the_reverse():
         ({"optim.bogus": 1}, "unknown key 'optim.bogus'"),
         ({"model.dtype": "int8"}, "model.dtype='int8' is not allowed; allowed: one of 'float32'"),
         ({"run.steps": "many"}, "run.steps='many' has the wrong type; allowed: int"),
-        ({"loss": "nope"}, "loss='nope' is not a registered loss; valid: "),
+        ({"loss": "nope"}, "loss: unknown loss 'nope'; valid losses: "),
         ({"loss.beta1": -0.5}, "loss ce_gppo: beta1"),
         ({"loss.gamma": 1}, "loss ce_gppo: "),
-        ({"loss": "grpo", "loss.schedule.kind": "switch", "loss.schedule.beta1": 0.5}, "grpo cannot schedule beta1"),
+        (
+            {"loss": "grpo", "loss.schedule.kind": "switch", "loss.schedule.beta1": 0.5},
+            "loss 'grpo' cannot schedule beta1",
+        ),
         ({"loss.schedule.kind": "switch", "loss.schedule.eps_low": 0.1}, "cannot schedule eps_low"),
-        ({"loss.schedule.kind": "sometimes", "loss.schedule.beta1": 0.5}, "loss.schedule.kind='sometimes'"),
-        ({"loss.schedule.kind": "linear", "loss.schedule.beta1": 0.5}, "steps of a 'linear' schedule"),
+        (
+            {"loss.schedule.kind": "sometimes", "loss.schedule.beta1": 0.5},
+            "loss.schedule: kind='sometimes' is not allowed",
+        ),
+        ({"loss.schedule.kind": "linear", "loss.schedule.beta1": 0.5}, "step of a 'linear' schedule"),
         ({"loss.schedule.kind": "switch"}, "needs a target value"),
         ({"rollout.backend": "sglang"}, "rollout.backend='sglang' is not allowed; allowed: one of 'hf', 'vllm'"),
         ({"rollout.temperature": float("inf")}, "rollout.temperature=inf is not a finite number"),
@@ -85,7 +91,7 @@ def test_bad_yaml_file_is_one_line(tmp_path):
     "argv, message",
     [
         (["train", "--profile", "tiny", "--optim.lr", "-1"], "optim.lr=-1 is out of range"),
-        (["train", "--profile", "tiny", "--loss", "bogus"], "is not a registered loss"),
+        (["train", "--profile", "tiny", "--loss", "bogus"], "unknown loss 'bogus'"),
         (["train", "--profile", "tiny", "--loss.beta2", "abc"], "beta2"),
         (["train", "--config", "/no/such/file.yaml"], "config file not found"),
         (["train", "--profile", "tiny", "--run.steps"], "--run.steps needs a value"),
@@ -151,7 +157,7 @@ def test_schedule_lives_next_to_the_betas_and_builds_a_beta_schedule():
     )
     loss, schedule = loss_and_schedule(config.loss)
     assert (loss.beta1, loss.beta2) == (0.0, 1.0)
-    assert [schedule.beta_at(s) for s in (0, 2, 3, 9)] == [(0.0, 1.0), (0.0, 1.0), (0.5, 1.0), (0.5, 1.0)]
+    assert [tuple(schedule.values_at(s).values()) for s in (0, 2, 3, 9)] == [(0, 1), (0, 1), (0.5, 1), (0.5, 1)]
     # a wrapped CE-GPPO takes the same schedule
     wrapped = load_train_config(
         "tiny",
@@ -159,5 +165,5 @@ def test_schedule_lives_next_to_the_betas_and_builds_a_beta_schedule():
         {"loss": "entropy_reg", "loss.base": "ce_gppo", "loss.schedule": {"kind": "linear", "step": 4, "beta2": 0.0}},
     )
     _, ramp = loss_and_schedule(wrapped.loss)
-    assert ramp.beta_at(2) == (0.5, 0.5)
+    assert ramp.values_at(2) == {"beta1": 0.5, "beta2": 0.5}
     assert loss_and_schedule(load_train_config("tiny", None, {}).loss)[1] is None

@@ -132,3 +132,35 @@ def test_every_key_of_every_profile_is_a_schema_key(profile):
     assert keys - loss_keys <= schema
     built = load_train_config(profile, None, {})
     assert {f"loss.{k}" for k in built.loss} >= loss_keys  # every loss key reaches the loss
+
+
+def test_a_loss_registered_after_import_is_configured_and_scheduled():
+    """The config asks the live registry (not a list frozen at import), and a schedule of a
+    coefficient other than beta1 / beta2 reaches the loss at each step."""
+    import dataclasses
+    from types import SimpleNamespace
+    from typing import ClassVar
+
+    from algorithms.registry import _REGISTRY, register_loss
+    from harness.module import RLModule
+    from harness.schema import loss_and_schedule
+
+    @register_loss("test_late_loss")
+    @dataclasses.dataclass(frozen=True)
+    class LateLoss:
+        coef: float = 1.0
+        default_agg: ClassVar[str] = "token_mean"
+        schedulable: ClassVar[tuple[str, ...]] = ("coef",)
+
+        def __call__(self, batch):
+            raise NotImplementedError
+
+    try:
+        config = load_train_config(
+            "tiny", None, {"loss": "test_late_loss", "loss.schedule": {"kind": "switch", "step": 2, "coef": 0.25}}
+        )
+        loss, schedule = loss_and_schedule(config.loss)
+        module = SimpleNamespace(base_loss=loss, schedule=schedule)
+        assert [RLModule.loss_at_step(module, step).coef for step in (0, 1, 2, 5)] == [1.0, 1.0, 0.25, 0.25]
+    finally:
+        del _REGISTRY["test_late_loss"]
