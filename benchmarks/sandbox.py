@@ -175,11 +175,21 @@ def _start_boot(root: Path, config: dict, tree: TreeBound) -> subprocess.Popen:
     fds = []
     try:
         fds.append(script := os.open(_BOOT, os.O_RDONLY | os.O_CLOEXEC))
-        fds += (tree_fds := tree.open_procs())
+        fds += (tree_fds := tree.open_procs())  # may fall back to the process cap: read `tree` after
+        config |= {
+            "script_fd": script,
+            "processes": tree.processes,
+            "tree": {
+                "fds": tree_fds,
+                "label": tree.label,
+                "label_without_cgroup": tree.label_without_cgroup,
+                "processes_without_cgroup": tree.processes_without_cgroup,
+            },
+        }
         read_config, write_config = os.pipe()
         fds.append(read_config)
         with open(write_config, "w") as stream:  # far below a pipe's buffer: no reader needed yet
-            json.dump(config | {"script_fd": script, "tree": config["tree"] | {"fds": tree_fds}}, stream)
+            json.dump(config, stream)
         with (
             open(root / "stdin", "rb") as fin,
             open(root / "stdout", "wb") as fout,
@@ -223,13 +233,7 @@ def run_python(source: str, *, stdin: str = "", limits: SandboxLimits = SandboxL
             "memory_bytes": limits.memory_mb * _MB,
             "file_bytes": limits.file_size_mb * _MB,
             "disk_bytes": limits.disk_mb * _MB,
-            "processes": tree.processes,
             "open_files": limits.open_files,
-            "tree": {
-                "label": tree.label,
-                "label_without_cgroup": tree.label_without_cgroup,
-                "processes_without_cgroup": tree.processes_without_cgroup,
-            },
         }
         started = time.monotonic()
         try:

@@ -73,8 +73,20 @@ class TreeBound:
         return f"tree_memory_process_cap_{self.processes_without_cgroup}"
 
     def open_procs(self) -> list[int]:
-        """Write-only descriptors of the cgroups' cgroup.procs, for the program to join with."""
-        return [os.open(group / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for group in self.cgroups]
+        """Write-only descriptors of the cgroups' cgroup.procs, for the program to join with. If
+        one cannot be opened, the cgroups go and the process cap stands in."""
+        fds: list[int] = []
+        try:
+            for group in self.cgroups:
+                fds.append(os.open(group / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC))
+            return fds
+        except OSError as error:
+            for fd in fds:
+                os.close(fd)
+            self.close()
+            self.cgroups, self.processes = [], self.processes_without_cgroup
+            self.label = f"{self.label_without_cgroup} (cgroup: {error.strerror})"
+            return []
 
     def close(self) -> int:
         """Kill whatever is left in the cgroups and remove them; how many processes the kernel

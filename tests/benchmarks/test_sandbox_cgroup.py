@@ -90,3 +90,12 @@ def test_without_cgroups_the_process_cap_bounds_the_tree(monkeypatch):
     assert TreeBound.make(1024, 32).processes == PROCESS_CAP_FACTOR
     assert TreeBound.make(1024, 2).label == "tree_memory_process_cap_2"
     assert TreeBound.make(1024, 32, cap_binds=False).label.startswith("no_tree_memory_bound")
+
+
+def test_a_cgroup_that_cannot_be_joined_gives_way_to_the_process_cap(tmp_path):
+    group = tmp_path / "sandbox-1-x"
+    group.mkdir()  # no cgroup.procs to open: as for a cgroup we made but may not write into
+    bound = TreeBound("tree_memory_cgroup_v2", 32, [group], processes_without_cgroup=4)
+    assert bound.open_procs() == []
+    assert (bound.processes, bound.cgroups) == (4, []) and bound.label.startswith("tree_memory_process_cap_4 (")
+    assert not group.exists()
