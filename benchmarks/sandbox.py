@@ -196,7 +196,7 @@ def _start_boot(root: Path, config: dict, tree: TreeBound) -> subprocess.Popen:
             open(root / "stderr", "wb") as ferr,
         ):
             return subprocess.Popen(
-                [sys.executable, "-I", "-S", f"/dev/fd/{script}", str(read_config)],
+                [sys.executable, "-I", "-S", f"/proc/self/fd/{script}", str(read_config)],
                 stdin=fin,
                 stdout=fout,
                 stderr=ferr,

@@ -1,10 +1,10 @@
 """Child side of `benchmarks.sandbox`: confine a process tree, then exec the untrusted program.
 
-Run by the sandbox as ``python -I -S /dev/fd/S C`` inside a fresh session, with stdin/stdout/stderr
-already redirected to files: this script and its JSON config arrive as files the caller opened
-(fd S, and a pipe on fd C), so neither needs a path the boot could not read (a checkout in a 0700
-folder) and the command line that the program can read as /proc/1/cmdline names no host path
-but the interpreter's. Standard library only. Three processes:
+Run by the sandbox as ``python -I -S /proc/self/fd/S C`` inside a fresh session, with
+stdin/stdout/stderr already redirected to files: this script and its JSON config arrive as
+files the caller opened (fd S, and a pipe on fd C), so neither needs a path the boot could not
+read (a checkout in a 0700 folder) and the command line that the program can read as
+/proc/1/cmdline names no host path but the interpreter's. Standard library only. Three processes:
 
 * boot (this process, in the caller's PID namespace): makes new mount, network, IPC and PID
   namespaces (as root directly, otherwise inside a new user namespace), forks init and waits

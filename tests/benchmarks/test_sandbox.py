@@ -68,7 +68,8 @@ def test_well_behaved_program_runs():
 
 def test_isolation_applied_as_root():
     result = run_python("pass", limits=QUICK)
-    assert "rlimits" in result.isolation and "seccomp_no_sockets" in result.isolation
+    assert "rlimits" in result.isolation and {"seccomp_no_sockets", "seccomp_no_keyrings"} <= set(result.isolation)
+    assert any(item.startswith(("tree_memory_", "no_tree_memory_bound")) for item in result.isolation)
     assert any(item.startswith("landlock_abi_") for item in result.isolation)
     if AS_ROOT:
         expected = {"net_namespace", "pid_namespace", "ipc_namespace", "private_root", "private_proc", "tmpfs_workdir"}
