@@ -1,4 +1,4 @@
-"""Model loading: any Hugging Face causal LM from a path or hub id, plus two built-ins.
+"""Model loading: any Hugging Face decoder-only causal LM from a path or hub id, plus two built-ins.
 
 `load_model(name_or_path)` returns `(model, tokenizer)`:
 
@@ -10,6 +10,12 @@
 
 Built-ins are cached under `$HARNESS_CACHE/models` (default `~/.cache/ce-gppo-harness`).
 Run `harness models` to list them with their parameter counts.
+
+Only decoder-only causal LMs are accepted (`check_causal_lm`, from the config alone, before any
+weights load). Transformers' `AutoModelForCausalLM` also builds a "causal LM" from an encoder such
+as BERT or RoBERTa (BertLMHeadModel, RobertaForCausalLM: a causal mask only when the config sets
+`is_decoder`, otherwise bidirectional attention whose log-probs see the future) and from the
+decoder half of an encoder-decoder (BART, Marian); T5 it refuses itself. All are refused in one line.
 """
 
 from __future__ import annotations
@@ -173,6 +179,55 @@ def check_model_folder(path: Path) -> None:
         )
 
 
+def _relies_on_is_decoder(model_type: str) -> bool:
+    """Does transformers build this model type's causal LM from an encoder, made causal only by
+    `config.is_decoder`? True for the families with a masked-LM head (BERT, RoBERTa, ELECTRA ...)
+    and for those whose causal-LM class reads `is_decoder` (bert-generation)."""
+    import inspect
+
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    if model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        return True
+    name = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(model_type)
+    if not isinstance(name, str):
+        return False
+    import transformers
+
+    try:
+        return "is_decoder" in inspect.getsource(getattr(transformers, name).__init__)
+    except (AttributeError, OSError, TypeError):  # no such class here, or no source to read
+        return False
+
+
+def check_causal_lm(name_or_path: str) -> str:
+    """The model's source (see `resolve_model_path`) once its config shows a decoder-only causal LM;
+    a one-line ConfigError for an encoder-decoder or an encoder (see the module docstring)."""
+    from transformers import AutoConfig
+
+    source = resolve_model_path(name_or_path)
+    try:
+        config = AutoConfig.from_pretrained(source)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
+        raise ConfigError(f"model {name_or_path!r} cannot be loaded: {first}") from None
+    kind = getattr(config, "model_type", "?")
+    if getattr(config, "is_encoder_decoder", False):
+        raise ConfigError(
+            f"model {name_or_path!r} is an encoder-decoder model ({kind}); the harness trains and evaluates "
+            "decoder-only causal LMs"
+        )
+    if not getattr(config, "is_decoder", False) and _relies_on_is_decoder(kind):
+        raise ConfigError(
+            f"model {name_or_path!r} is an encoder ({kind}, bidirectional attention), not a decoder-only causal LM; "
+            "its log-probs would see the tokens they predict"
+        )
+    return source
+
+
 def resolve_model_path(name_or_path: str) -> str:
     """A built-in name, a local folder (model or Lightning run output), or a hub id."""
     if name_or_path in BUILTIN_MODELS:
@@ -200,7 +255,7 @@ def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device:
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
-    source = resolve_model_path(name_or_path)
+    source = check_causal_lm(name_or_path)
     # What a damaged or foreign folder raises: unreadable files, bad JSON, truncated or corrupt
     # weights (safetensors headers, pickles), weights whose shapes do not fit the config.
     unreadable = (OSError, ValueError, KeyError, TypeError, SafetensorError, pickle.UnpicklingError, RuntimeError)

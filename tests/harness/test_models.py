@@ -89,3 +89,51 @@ def test_a_run_directory_resolves_to_its_model(tmp_path):
     tokenizer.save_pretrained(tmp_path / "model")
     loaded, _ = load_model(str(tmp_path))
     assert loaded.config.hidden_size == model.config.hidden_size
+
+
+def save_tiny(config, path, model_class=None):
+    """A folder holding `config` (and, with `model_class`, its random weights) beside the tiny
+    character tokenizer: no download, a few kilobytes."""
+    from harness.models import build_tiny_tokenizer
+
+    tokenizer = build_tiny_tokenizer()
+    if model_class is None:
+        config.save_pretrained(path)
+    else:
+        model_class(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def architectures(tmp_path_factory):
+    """Tiny folders of an encoder (BERT, RoBERTa), an encoder-decoder (T5) and a GPT-2."""
+    from transformers import BertConfig, GPT2Config, GPT2LMHeadModel, RobertaConfig, T5Config
+
+    root = tmp_path_factory.mktemp("arch")
+    small = {"vocab_size": 110, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32}
+    return {
+        "bert": save_tiny(BertConfig(hidden_size=16, **small, architectures=["BertForMaskedLM"]), root / "bert"),
+        "roberta": save_tiny(RobertaConfig(hidden_size=16, **small), root / "roberta"),
+        "t5": save_tiny(T5Config(vocab_size=110, d_model=16, d_ff=32, num_layers=1, num_heads=2), root / "t5"),
+        "gpt2": save_tiny(GPT2Config(vocab_size=110, n_embd=16, n_layer=1, n_head=2), root / "gpt2", GPT2LMHeadModel),
+    }
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("bert", "is an encoder (bert, bidirectional attention), not a decoder-only causal LM"),
+        ("roberta", "is an encoder (roberta, bidirectional attention)"),
+        ("t5", "is an encoder-decoder model (t5)"),
+    ],
+)
+def test_encoders_and_encoder_decoders_are_refused(name, message, architectures):
+    with pytest.raises(ConfigError) as error:
+        load_model(architectures[name])
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_gpt2_folder_loads(architectures):
+    model, tokenizer = load_model(architectures["gpt2"])
+    assert type(model).__name__ == "GPT2LMHeadModel" and tokenizer.pad_token is not None
