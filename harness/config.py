@@ -232,7 +232,11 @@ def _coerce(tp: Any, value: Any, key: str) -> Any:
     if origin in (dict,) or tp is dict:
         if not isinstance(value, dict):
             raise bad
-        return dict(value)
+        key_tp, item_tp = get_args(tp) or (Any, Any)
+        return {
+            _coerce_entry(key_tp, name, key, is_key=True): _coerce_entry(item_tp, item, f"{key}.{name}")
+            for name, item in value.items()
+        }
     if origin in (list, tuple) or tp in (list, tuple):
         if not isinstance(value, (list, tuple)):
             raise bad
@@ -262,6 +266,20 @@ def _coerce(tp: Any, value: Any, key: str) -> Any:
             return Path(value)
         raise bad
     raise bad
+
+
+def _coerce_entry(tp: Any, value: Any, key: str, is_key: bool = False) -> Any:
+    """A key or value of a mapping (`key` names the mapping for a key, the entry for a value).
+
+    Where the mapping holds text (dict[str, str]: MLflow tags), a number or boolean becomes its
+    text, because YAML reads `{seed: 1}` as an int; a nested mapping or list is refused (it would
+    end up stored as a Python repr), and so is null."""
+    if tp is str and isinstance(value, (bool, int, float)):
+        return str(value)
+    if tp is str and not isinstance(value, str):
+        shown = f"{key}: the key {value!r}" if is_key else f"{key}={value!r}"
+        raise ConfigError(f"{shown} has the wrong type; allowed: text, a number or a boolean")
+    return _coerce(tp, value, f"{key} key" if is_key else key)
 
 
 def to_dict(config: Any) -> dict:

@@ -167,3 +167,25 @@ def test_schedule_lives_next_to_the_betas_and_builds_a_beta_schedule():
     _, ramp = loss_and_schedule(wrapped.loss)
     assert ramp.values_at(2) == {"beta1": 0.5, "beta2": 0.5}
     assert loss_and_schedule(load_train_config("tiny", None, {}).loss)[1] is None
+
+
+@pytest.mark.parametrize("tags", [{"a": {"b": 1}}, {"a": [1, 2]}, {"a": None}, {None: "x"}, {"a": {}}])
+def test_a_text_mapping_refuses_nested_values_and_null(tags):
+    """dict[str, str] (MLflow tags): a mapping or list inside would be stored as a Python repr."""
+    from harness.config import build_config
+    from harness.schema import EvalConfig
+
+    for build in (
+        lambda: load_train_config("tiny", None, {"run.tags": tags}),
+        lambda: build_config(EvalConfig, {"tags": tags}),
+    ):
+        with pytest.raises(ConfigError, match="has the wrong type; allowed: text, a number or a boolean") as info:
+            build()
+        assert "\n" not in str(info.value) and "tags" in str(info.value)
+
+
+def test_a_text_mapping_takes_numbers_and_booleans_as_text():
+    config = load_train_config("tiny", None, {"run.tags": {"seed": 1, "lr": 1e-5, "on": True, 7: "x"}})
+    assert config.run.tags == {"seed": "1", "lr": "1e-05", "on": "True", "7": "x"}
+    loss = load_train_config("tiny", None, {"loss.beta1": 0.75}).loss  # dict[str, Any]: values as they are
+    assert loss["beta1"] == 0.75
