@@ -29,18 +29,42 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import lightning as L
 import torch
 from lightning.pytorch.strategies import FSDPStrategy
 
-from algorithms import PolicyBatch, aggregate, batch_counts, dynamic_sampling_filter, group_advantages, kl_penalty
+from algorithms import (
+    PolicyBatch,
+    PolicyLoss,
+    aggregate,
+    batch_counts,
+    dynamic_sampling_filter,
+    group_advantages,
+    kl_penalty,
+)
 from harness.backends import make_backend
 from harness.logprobs import response_logprobs
 from harness.metrics import StepMetrics, add_clipped_lp_shares, quadrant_metrics
 from harness.rewards import MathReward
 from harness.rollout import EngineOptions, Rollouts, SamplingParams, mismatch_weights, sample_messages
 from harness.schema import TrainConfig, loss_and_schedule
+from harness.tasks import Task
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from harness.run_dir import RolloutLog
+
+
+@dataclass(frozen=True)
+class StepRollouts:
+    """One rank's rollouts of a step and, for each row, what the grader needs besides the completion."""
+
+    rollouts: Rollouts
+    answers: list[str]  # [N] the reference answer of each row's problem
+    problems: list[str]  # [N] the problem text of each row (the grader refuses a restated question)
 
 
 @dataclass(frozen=True)
@@ -83,7 +107,15 @@ class UpdateBatch:
 
 
 class RLModule(L.LightningModule):
-    def __init__(self, config: TrainConfig, policy, tokenizer, task, reference=None, rollout_log=None):
+    def __init__(
+        self,
+        config: TrainConfig,
+        policy: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
+        task: Task,
+        reference: PreTrainedModel | None = None,
+        rollout_log: RolloutLog | None = None,
+    ):
         super().__init__()
         self.automatic_optimization = False
         self.config = config
@@ -113,7 +145,7 @@ class RLModule(L.LightningModule):
         self.heldout_before: dict | None = None  # accuracy of the starting policy
 
     # ----------------------------------------------------------------- Lightning plumbing
-    def configure_optimizers(self):
+    def configure_optimizers(self) -> tuple[list[torch.optim.Optimizer], list[torch.optim.lr_scheduler.LRScheduler]]:
         optim = self.config.optim
         opt = torch.optim.AdamW(self.policy.parameters(), lr=optim.lr, weight_decay=optim.weight_decay, fused=True)
         warmup = max(optim.warmup_steps, 1)
@@ -140,7 +172,7 @@ class RLModule(L.LightningModule):
             return value
         return self.trainer.strategy.reduce(value.clone(), reduce_op=op)
 
-    def train_dataloader(self):
+    def train_dataloader(self) -> torch.utils.data.DataLoader:
         return torch.utils.data.DataLoader([0], batch_size=None)
 
     def on_train_start(self) -> None:
@@ -170,17 +202,17 @@ class RLModule(L.LightningModule):
             self.backend.sync_weights(self.policy)
 
     # ----------------------------------------------------------------- the RL step
-    def training_step(self, batch, batch_idx):
+    def training_step(self, batch: int, batch_idx: int) -> None:
         step = self.current_epoch
         metrics = StepMetrics()
         t0 = time.perf_counter()
-        self.rollout_problems = None  # set by collect_rollouts: the problem text of each row
-        rollouts, answers = self.collect_rollouts(step)
+        sampled = self.collect_rollouts(step)
+        rollouts, answers = sampled.rollouts, sampled.answers
         t_rollout = time.perf_counter() - t0
 
         lengths = rollouts.response_mask.sum(-1)  # [N]
         rewards, correct = self.reward_fn(  # [N], [N]: graded knowing each row's problem and truncation
-            rollouts.texts, answers, lengths, problems=self.rollout_problems, truncated=rollouts.truncated
+            rollouts.texts, answers, lengths, problems=sampled.problems, truncated=rollouts.truncated
         )
         G = self.config.rollout.group_size
         advantages = group_advantages(rewards, G, std_normalize=self.config.algo.advantage == "group_std")  # [N]
@@ -201,8 +233,8 @@ class RLModule(L.LightningModule):
         metrics.add_timing(update_tokens, time.perf_counter() - t1, self.optimizers().param_groups[0]["lr"])
         self.finish_step(step, metrics)
 
-    def collect_rollouts(self, step: int) -> tuple[Rollouts, list[str]]:
-        """This rank's rollouts of step `step` and the reference answer of each row."""
+    def collect_rollouts(self, step: int) -> StepRollouts:
+        """This rank's rollouts of step `step`, with each row's reference answer and problem text."""
         rank, world = self.world
         rollout = self.config.rollout
         problems = self.task.train_batch(step, rollout.prompts_per_step, self.config.run.seed)[rank::world]
@@ -213,18 +245,17 @@ class RLModule(L.LightningModule):
         rollouts = sample_messages(
             self.backend, self.tokenizer, [p.prompt for p in problems], rollout.group_size, params
         )
-        answers = [problems[i].answer for i in rollouts.prompt_index.tolist()]
-        self.rollout_problems = [problems[i].prompt for i in rollouts.prompt_index.tolist()]  # for the reward
-        return rollouts, answers
+        rows = rollouts.prompt_index.tolist()  # [N] the problem of each row
+        return StepRollouts(rollouts, [problems[i].answer for i in rows], [problems[i].prompt for i in rows])
 
-    def loss_at_step(self, step: int):
+    def loss_at_step(self, step: int) -> PolicyLoss:
         """The loss with this step's scheduled coefficients (the configured schedule, if any)."""
         if self.schedule is None:
             return self.base_loss
         return self.base_loss.with_coefficients(**self.schedule.values_at(step))
 
     @torch.no_grad()
-    def logprobs(self, model, batch: UpdateBatch) -> torch.Tensor:
+    def logprobs(self, model: PreTrainedModel, batch: UpdateBatch) -> torch.Tensor:
         """log-probs [K, T] of the response tokens under `model` at the sampling temperature."""
         logp, _ = response_logprobs(
             model,
@@ -236,7 +267,7 @@ class RLModule(L.LightningModule):
         )
         return logp  # [K, T]
 
-    def update_policy(self, batch: UpdateBatch, loss_fn, metrics: StepMetrics) -> int:
+    def update_policy(self, batch: UpdateBatch, loss_fn: PolicyLoss, metrics: StepMetrics) -> int:
         """ppo_epochs x mini_batches optimizer updates on one rollout batch; returns tokens processed."""
         algo = self.config.algo
         opt = self.optimizers()
@@ -269,7 +300,7 @@ class RLModule(L.LightningModule):
         return tokens
 
     def one_update(
-        self, mini: UpdateBatch, old_logp: torch.Tensor | None, loss_fn, metrics: StepMetrics
+        self, mini: UpdateBatch, old_logp: torch.Tensor | None, loss_fn: PolicyLoss, metrics: StepMetrics
     ) -> tuple[float, float, torch.Tensor]:
         """Accumulate the gradient of one mini-batch over micro-batches.
 
@@ -331,7 +362,7 @@ class RLModule(L.LightningModule):
         return self.all_reduce(torch.tensor(total)).item(), float(grad_norm), torch.cat(fresh)
 
     # ----------------------------------------------------------------- bookkeeping
-    def log_rollout_sample(self, step: int, rollouts: Rollouts, answers: list[str], rewards: torch.Tensor):
+    def log_rollout_sample(self, step: int, rollouts: Rollouts, answers: list[str], rewards: torch.Tensor) -> None:
         if self.rollout_log is None:
             return
         count = min(self.config.run.rollout_samples, len(rollouts.texts))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from harness.common.errors import ConfigError
 from harness.common.files import read_jsonl
@@ -23,6 +24,19 @@ HELDOUT_SEED = 1234
 class Problem:
     prompt: str  # the user message, before the chat template
     answer: str  # the reference answer given to the grader
+
+
+class Task(Protocol):
+    """What training needs from a task (ArithmeticTask, RowsTask, or your own)."""
+
+    def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:
+        """The `count` prompts of RL step `step`: a pure function of (seed, step)."""
+
+    def heldout(self) -> list[Problem]:
+        """The fixed held-out problems (never among the training prompts)."""
+
+    def drop_unfit(self, fits: Callable[[str], bool]) -> int:
+        """Drop problems whose prompt `fits` refuses; returns how many were dropped."""
 
 
 class ArithmeticTask:
@@ -113,7 +127,7 @@ def read_hub_dataset(dataset_id: str, split: str) -> list[dict]:
         raise ConfigError(f"task.path={dataset_id!r}: cannot load hub dataset ({type(err).__name__})") from None
 
 
-def build_task(config: TaskConfig) -> ArithmeticTask | RowsTask:
+def build_task(config: TaskConfig) -> Task:
     if config.source == "arithmetic":
         return ArithmeticTask(config)
     if config.source == "jsonl":

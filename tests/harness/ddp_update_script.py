@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 
 from harness.models import load_model
-from harness.module import RLModule
+from harness.module import RLModule, StepRollouts
 from harness.rollout import Rollouts, chat_prompt, response_mask_from_ids
 from harness.schema import load_train_config
 from harness.tasks import build_task
@@ -46,7 +46,8 @@ class FixedRollouts(RLModule):
         mask, truncated = response_mask_from_ids(ids, {tok.eos_token_id})
         texts = tok.batch_decode(ids, skip_special_tokens=True)
         index = torch.arange(len(problems)).repeat_interleave(G)
-        return Rollouts(enc.input_ids, enc.attention_mask, ids, mask, truncated, texts, index), answers
+        rollouts = Rollouts(enc.input_ids, enc.attention_mask, ids, mask, truncated, texts, index)
+        return StepRollouts(rollouts, answers, [problems[i].prompt for i in index.tolist()])
 
 
 def main(out_file: str, devices: int, agg_mode: str) -> None:

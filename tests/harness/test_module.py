@@ -65,9 +65,9 @@ class RecordingModule(RLModule):
     """Keeps the rollouts of each step so that a test can recompute what the step logged."""
 
     def collect_rollouts(self, step):
-        rollouts, answers = super().collect_rollouts(step)
-        self.seen = rollouts
-        return rollouts, answers
+        sampled = super().collect_rollouts(step)
+        self.seen = sampled.rollouts
+        return sampled
 
 
 def test_logged_entropy_is_that_of_the_tempered_distribution(tmp_path):
