@@ -182,7 +182,6 @@ def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
 
     from harness.reports.leaderboard import Filters, leaderboard
     from harness.reports.plan import TABLE_PROFILES
-    from harness.tracking import check_store
 
     if extra:
         raise ConfigError(f"unexpected argument '{extra[0]}'; see harness leaderboard --help")
@@ -198,8 +197,7 @@ def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
         since = dt.date.fromisoformat(args.since) if args.since else None
     except ValueError:
         raise ConfigError(f"--since={args.since!r} is not a date; use YYYY-MM-DD") from None
-    uri = args.tracking_uri or DEFAULT_TRACKING_URI
-    check_store(uri)
+    uri = args.tracking_uri or DEFAULT_TRACKING_URI  # only read: a missing store is refused, never created
     filters = Filters(tuple(args.experiment or ()), args.profile, tuple(tags), since)
     leaderboard(uri, filters, args.output_dir or "runs/leaderboard")
     return 0
@@ -277,7 +275,7 @@ def build_parser() -> OneLineParser:
     board.add_argument("--experiment", action="append", help="only this experiment (repeatable)")
     board.add_argument("--profile", help="only runs of this training profile's model (tiny, smol, paper)")
     board.add_argument("--tag", action="append", help="only runs with tag KEY=VALUE (repeatable)")
-    board.add_argument("--since", help="only runs started on or after this date (YYYY-MM-DD)")
+    board.add_argument("--since", help="only runs started on or after this date (YYYY-MM-DD; before 1970: all)")
     board.add_argument("--output-dir", help="where leaderboard.md/.csv/.html go (default runs/leaderboard)")
     add_plugin_commands(commands, common)
     return parser

@@ -40,10 +40,11 @@ from lightning.pytorch.loggers import MLFlowLogger
 from lightning.pytorch.utilities import rank_zero_only
 
 from harness.common.errors import TrackingError, first_line
-from harness.common.stores import check_database
-from harness.common.uris import DEFAULT_TRACKING_URI, sqlite_path
+from harness.common.stores import OWN_TABLES, check_database, refuse_foreign_store, table_names
+from harness.common.uris import DEFAULT_TRACKING_URI, redact, sqlite_path, sqlite_url
 
 RETRY_SECONDS = 60.0
+SCHEMA_WAIT_S = 10.0  # how long a half-made MLflow schema (another process making it) is waited for
 _TRANSIENT = ("database is locked", "database table is locked", "deadlock", "could not serialize", "busy")
 FAILURE_TAG = "harness.failure_reason"
 
@@ -80,49 +81,115 @@ def _check_server(uri: str, timeout_s: float) -> None:
 
 
 @contextlib.contextmanager
-def _store_lock(db: Path) -> Iterator[None]:
-    """An exclusive lock beside a SQLite file: only one process creates or migrates its schema."""
-    with open(db.with_name(db.name + ".lock"), "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+def _store_lock(db: Path, *, shared: bool = False) -> Iterator[None]:
+    """A lock beside a SQLite file: only one process creates or migrates its schema (exclusive).
+
+    `shared` (a reader) creates nothing: it waits on a writer's lock only when the lock file is
+    already there, so that it never sees a schema half made."""
+    lock = db.with_name(db.name + ".lock")
+    if shared and not lock.is_file():
+        yield
+        return
+    with open(lock, "r" if shared else "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def check_store(uri: str, timeout_s: float = 5.0) -> None:
-    """Make sure the store at `uri` can be written, in seconds; raise TrackingError otherwise.
+def _refuse_sqlite_location(uri: str, db: Path) -> None:
+    """A folder where the database file goes, or a file where a folder of its path goes, is refused
+    at once (MLflow would retry "unable to open database file" for minutes)."""
+    if db.is_dir():
+        raise TrackingError(
+            f"tracking URI {uri!r} names the folder {db}, not a database file; use {sqlite_url(db / 'mlflow.db')}"
+        )
+    for parent in db.parents:
+        if parent.exists() or parent.is_symlink():
+            if not parent.is_dir():
+                raise TrackingError(f"tracking URI {uri!r}: {parent} is a file, not a folder that can hold {db.name}")
+            return
+
+
+def _no_store(where: str, why: str = "") -> TrackingError:
+    return TrackingError(
+        f"no tracking store at {where}{why}; nothing was created. Check the path, or give the --tracking-uri "
+        "of an existing store (a training run creates one)"
+    )
+
+
+def _refuse_foreign(uri: str, timeout_s: float = 5.0) -> None:
+    """`refuse_foreign_store` for MLflow, patient with a schema another process is making right now
+    (MySQL creates tables one at a time, outside a transaction): a database that holds some but not
+    all of MLflow's own tables is looked at again for up to SCHEMA_WAIT_S before it is refused."""
+    deadline = time.monotonic() + SCHEMA_WAIT_S
+    while True:
+        try:
+            return refuse_foreign_store(uri, "mlflow", "tracking URI", timeout_s)
+        except TrackingError:
+            if time.monotonic() > deadline or not OWN_TABLES["mlflow"] & table_names(uri, timeout_s):
+                raise
+            time.sleep(0.5)
+
+
+def _check_sqlite(uri: str, create: bool) -> None:
+    db = sqlite_path(uri)
+    if db is None or not uri.removeprefix("sqlite:///"):
+        raise TrackingError(f"tracking URI {uri!r} names no database file; use sqlite:///path/to/mlflow.db")
+    _refuse_sqlite_location(uri, db)
+    if not create and not db.is_file():
+        raise _no_store(str(db))
+    try:
+        if create:
+            db.parent.mkdir(parents=True, exist_ok=True)
+        with _store_lock(db, shared=not create):
+            _refuse_foreign(uri)  # before MLflow adds its tables to it
+            if not create and not OWN_TABLES["mlflow"] <= table_names(uri):
+                raise _no_store(str(db), " (the file holds no MLflow tables)")
+            _client(uri).search_experiments(max_results=1)
+    except TrackingError:
+        raise
+    except OSError as error:
+        raise TrackingError(f"cannot use the SQLite store {db}: {error.strerror or error}") from None
+    except Exception as error:  # MLflow wraps sqlite errors (not a database, read-only, ...)
+        raise TrackingError(f"cannot use the SQLite store {db}: {first_line(error)}") from None
+
+
+def _check_database_store(uri: str, timeout_s: float, create: bool) -> None:
+    parsed = urlparse(uri)
+    try:
+        check_database(uri, timeout_s)  # MLflow's engine retries for minutes
+        _refuse_foreign(uri, timeout_s)  # before MLflow adds its tables
+        if not create and not OWN_TABLES["mlflow"] <= table_names(uri, timeout_s):
+            raise _no_store(redact(uri), " (the database holds no MLflow tables)")
+        _with_retries(lambda: _client(uri).search_experiments(max_results=1), uri)()
+    except TrackingError:
+        raise
+    except Exception as error:
+        raise TrackingError(
+            f"cannot open the tracking database {parsed.scheme}://{parsed.hostname}: {first_line(error)}"
+        ) from None
+
+
+def check_store(uri: str, timeout_s: float = 5.0, *, create: bool = True) -> None:
+    """Make sure the store at `uri` can be used, in seconds; raise TrackingError otherwise.
 
     SQLite: the folder is created and the schema initialised (once, under a lock). Server: its
-    /health answers. Database URL: a connection is opened."""
+    /health answers. Database URL: a connection is opened. A database that holds another
+    library's tables (an Optuna storage) or anyone else's is refused before MLflow writes to it.
+    With `create=False` (commands that only read, such as the leaderboard) a store that does not
+    exist yet is refused instead, and nothing is created: no folder, database file, lock or tables."""
     parsed = urlparse(uri)
     scheme = parsed.scheme.split("+")[0]
     if scheme == "sqlite":
-        db = sqlite_path(uri)
-        if db is None or not uri.removeprefix("sqlite:///"):
-            raise TrackingError(f"tracking URI {uri!r} names no database file; use sqlite:///path/to/mlflow.db")
-        try:
-            db.parent.mkdir(parents=True, exist_ok=True)
-            with _store_lock(db):
-                _client(uri).search_experiments(max_results=1)
-        except OSError as error:
-            raise TrackingError(f"cannot use the SQLite store {db}: {error.strerror or error}") from None
-        except Exception as error:  # MLflow wraps sqlite errors (not a database, read-only, ...)
-            raise TrackingError(f"cannot use the SQLite store {db}: {first_line(error)}") from None
+        _check_sqlite(uri, create)
     elif scheme in ("http", "https"):
         if not parsed.netloc:
             raise TrackingError(f"tracking URI {uri!r} has no host; use http://host:port")
         _check_server(uri, timeout_s)
     elif scheme in ("postgresql", "mysql", "mssql"):
-        try:
-            check_database(uri, timeout_s)  # MLflow's engine retries for minutes
-            _with_retries(lambda: _client(uri).search_experiments(max_results=1), uri)()
-        except TrackingError:
-            raise
-        except Exception as error:
-            raise TrackingError(
-                f"cannot open the tracking database {parsed.scheme}://{parsed.hostname}: {first_line(error)}"
-            ) from None
+        _check_database_store(uri, timeout_s, create)
     else:
         raise TrackingError(
             f"tracking URI {uri!r} is not supported; use sqlite:///path/mlflow.db, http://host:port of an "

@@ -12,6 +12,11 @@ and the spread over seeds; Avg is the mean of the runs' suite averages, or, for 
 evaluated on a suite, the held-out greedy accuracy after RL; then the held-out gain and the
 stability figures (logged by every run as `stability/*`). Rows are ranked by Avg. Sweep trials
 and table runs are rows of their own, their source shown.
+
+Only reads: a store that does not exist is refused (nothing is created). A metric that is NaN or
+infinite (a run that diverged) is left out of every mean, the page says how many values were,
+and a cell with no finite value shows "–"; a group without a finite Avg is ranked last.
+`--since` takes any date; one before 1970 (MLflow's clock starts there) means every run.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import statistics
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,11 +32,30 @@ from harness.reports.html import html_page
 from harness.reports.plan import TABLE_PROFILES
 from harness.reports.stats import spread
 from harness.reports.table import STABILITY, Cell, TableRow, to_csv, to_markdown
-from harness.tracking import RetryingClient, search_tagged
+from harness.tracking import RetryingClient, check_store, search_tagged
 
 EVAL_TAG = "harness.train_run_id"
 GROUP_PARAMS = ("model.name", "run.steps")
 TOP = 6  # rows drawn in the figures
+EPOCH = dt.date(1970, 1, 2)  # local midnight of an earlier date may lie before the epoch
+
+
+def is_finite(value: float) -> bool:
+    """False for NaN and inf, and for the largest float: MLflow's SQL stores record inf as it."""
+    return math.isfinite(value) and abs(value) < sys.float_info.max
+
+
+def finite(values) -> list[float]:
+    """The finite values: a NaN or inf metric (a run that diverged) is left out of every mean."""
+    return [v for v in values if is_finite(v)]
+
+
+def non_finite(runs: list, evals: dict[str, dict[str, float]]) -> tuple[int, int]:
+    """(how many metric values are NaN or inf, in how many runs), over the runs and their evaluations."""
+    counts = [
+        sum(not is_finite(v) for v in [*r.data.metrics.values(), *evals.get(r.info.run_id, {}).values()]) for r in runs
+    ]
+    return sum(counts), sum(1 for c in counts if c)
 
 
 @dataclass(frozen=True)
@@ -38,7 +63,7 @@ class Filters:
     experiments: tuple[str, ...] = ()
     profile: str | None = None
     tags: tuple[tuple[str, str], ...] = ()
-    since: dt.date | None = None
+    since: dt.date | None = None  # local midnight; a date before 1970 keeps every run
 
 
 def _label(params: dict[str, str]) -> str:
@@ -61,9 +86,9 @@ def _source(run) -> str:
 def training_runs(client, filters: Filters) -> list:
     experiments = [e for e in client.search_experiments() if not filters.experiments or e.name in filters.experiments]
     extra = []
-    if filters.since:
+    if filters.since and filters.since > EPOCH:  # earlier dates have no timestamp: every run is later
         start = dt.datetime.combine(filters.since, dt.time()).timestamp() * 1000
-        extra.append(f"attributes.start_time >= {int(start)}")
+        extra.append(f"attributes.start_time >= {max(0, int(start))}")
     ids = [e.experiment_id for e in experiments]
     runs = search_tagged(client, ids, dict(filters.tags), extra=tuple(extra), max_results=50000)
     runs = [r for r in runs if "loss.name" in r.data.params]
@@ -97,15 +122,19 @@ def _eval_cells(metrics_list: list[dict[str, float]]) -> dict[str, Cell]:
         bench = key.split("/")[1]
         if bench in cells:
             continue  # the first (primary) metric of a benchmark
-        values = [m[key] for m in metrics_list if key in m]
-        errors = [m.get(key.rsplit("/", 1)[0] + "/stderr", 0.0) for m in metrics_list if key in m]
-        se = math.sqrt(sum(e * e for e in errors)) / len(errors)
+        kept = [m for m in metrics_list if key in m and is_finite(m[key])]
+        if not kept:
+            continue  # shown as "–"
+        values = [m[key] for m in kept]
+        errors = finite(m.get(key.rsplit("/", 1)[0] + "/stderr", 0.0) for m in kept)
+        se = math.sqrt(sum(e * e for e in errors)) / len(errors) if len(errors) == len(values) else None
         cells[bench] = Cell(statistics.fmean(values), se, spread(values), len(values))
     return cells
 
 
 def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[list[TableRow], list[str], dict, dict]:
-    """(ranked rows, benchmark columns, extra columns {header: {label: text}}, the runs of each row)."""
+    """(ranked rows, benchmark columns, extra columns {header: {label: text}}, the runs of each row).
+    Non-finite metrics are left out of every mean."""
     groups: dict[tuple, list] = {}
     for run in runs:
         params = run.data.params
@@ -117,28 +146,28 @@ def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[li
         label = _label(params) + ("" if params["source"] == "train" else f" [{params['source']}]")
         metrics = [r.data.metrics for r in members]
         cells = _eval_cells([evals[r.info.run_id] for r in members if r.info.run_id in evals])
-        suite = [
+        suite = finite(
             evals[r.info.run_id]["eval/suite_avg"] for r in members if "eval/suite_avg" in evals.get(r.info.run_id, {})
-        ]
-        heldout = [m["heldout_after_greedy_accuracy"] for m in metrics if "heldout_after_greedy_accuracy" in m]
+        )
+        heldout = finite(m["heldout_after_greedy_accuracy"] for m in metrics if "heldout_after_greedy_accuracy" in m)
         average = suite or heldout
         if average:
             cells["Avg"] = Cell(statistics.fmean(average), None, spread(average), len(average))
-        gains = [
+        gains = finite(
             m["heldout_after_greedy_accuracy"] - m["heldout_before_greedy_accuracy"]
             for m in metrics
             if "heldout_after_greedy_accuracy" in m and "heldout_before_greedy_accuracy" in m
-        ]
-        stability = {
-            name: statistics.fmean(m[f"stability/{name}"] for m in metrics if f"stability/{name}" in m)
-            for name, _, _ in STABILITY
-            if any(f"stability/{name}" in m for m in metrics)
-        }
+        )
+        stability = {}
+        for name, _, _ in STABILITY:
+            values = finite(m[f"stability/{name}"] for m in metrics if f"stability/{name}" in m)
+            if values:
+                stability[name] = statistics.fmean(values)
         rows.append(TableRow(label, cells, stability, len(members)))
         members_of[label] = members
         extra["source"][label] = params["source"]
         extra["held-out gain"][label] = f"{100 * statistics.fmean(gains):+.1f}" if gains else "–"
-    rows.sort(key=lambda r: -r.cells["Avg"].mean if "Avg" in r.cells else math.inf)
+    rows.sort(key=lambda r: -r.cells["Avg"].mean if "Avg" in r.cells else math.inf)  # no Avg: last
     benchmarks = sorted({b for r in rows for b in r.cells if b != "Avg"})
     return rows, benchmarks, extra, members_of
 
@@ -156,7 +185,11 @@ def curve_figures(client, rows: list[TableRow], members: dict[str, list], folder
     ):
         histories = {
             row.label: {
-                i: [{"step": m.step, key: m.value} for m in client.get_metric_history(run.info.run_id, key)]
+                i: [
+                    {"step": m.step, key: m.value}
+                    for m in client.get_metric_history(run.info.run_id, key)
+                    if is_finite(m.value)  # a diverged step leaves a gap, not a broken axis
+                ]
                 for i, run in enumerate(members[row.label])
             }
             for row in rows
@@ -176,12 +209,16 @@ def curve_figures(client, rows: list[TableRow], members: dict[str, list], folder
 
 
 def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[TableRow]:
+    """Write leaderboard.md/.csv/.html (and figures) into `output_dir`; the ranked rows. A store
+    that does not exist is a TrackingError: a reader creates none."""
+    check_store(uri, create=False)
     client = RetryingClient(uri)
     runs = training_runs(client, filters)
     if not runs:
         log(f"no finished training run in {uri} matches these filters")
         return []
-    rows, benchmarks, extra, members = leaderboard_rows(runs, evaluations(client, runs))
+    evals = evaluations(client, runs)
+    rows, benchmarks, extra, members = leaderboard_rows(runs, evals)
     folder = Path(output_dir)
     folder.mkdir(parents=True, exist_ok=True)
     markdown = to_markdown(rows, benchmarks)
@@ -189,6 +226,12 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
         f"{len(runs)} finished training runs in {uri}, {len(rows)} groups, ranked by Avg (suite average of "
         "their evaluations, else held-out greedy accuracy after RL); percent: mean ± se (sd over seeds)"
     )
+    left_out, of_runs = non_finite(runs, evals)
+    if left_out:
+        setup += (
+            f"; {left_out} non-finite metric values (NaN or inf) of {of_runs} runs left out of every mean "
+            "(–: no finite value)"
+        )
     (folder / "leaderboard.md").write_text(f"# Leaderboard\n\n{setup}\n\n{markdown}\n")
     (folder / "leaderboard.csv").write_text(to_csv(rows, benchmarks))
     figures = curve_figures(client, rows[:TOP], members, folder / "figures")

@@ -1,55 +1,86 @@
-"""harness.reports.leaderboard on fabricated MLflow runs: grouping, evaluation join, ranking, filters."""
+"""harness.reports.leaderboard on fabricated MLflow runs: grouping, evaluation join, ranking, filters,
+and the inputs that once broke it (a missing store, quotes in tags, old dates, NaN metrics).
+
+MLflow's schema migrations take seconds on a fresh SQLite file: one empty store is made per module
+and copied for every store a test needs."""
 
 import datetime as dt
+import hashlib
+import math
+import shutil
 
 import mlflow
 import pytest
+from mlflow.entities import Metric, Param
 
+from harness.cli import main
 from harness.reports.leaderboard import Filters, leaderboard
 from harness.tracking import check_store
 
+GRPO, CE = {"loss.name": "grpo"}, {"loss.name": "ce_gppo", "loss.beta1": "0.5", "loss.beta2": "1.0"}
 
-def fake_run(client, experiment, loss, seed, heldout, entropy, *, tags=None, suite=None, steps="600"):
+
+def fake_run(client, experiment, loss, seed, heldout, entropy, *, tags=None, suite=None, steps="600", extra=None):
     run = client.create_run(experiment, tags=tags or {})
     run_id = run.info.run_id
-    for key, value in {**loss, "model.name": "tiny", "run.steps": steps, "run.seed": str(seed)}.items():
-        client.log_param(run_id, key, value)
-    client.log_metric(run_id, "heldout_before_greedy_accuracy", 0.35)
-    client.log_metric(run_id, "heldout_after_greedy_accuracy", heldout)
-    client.log_metric(run_id, "stability/end_entropy", entropy)
-    for step in range(3):
-        client.log_metric(run_id, "entropy", entropy + 0.01 * step, step=step)
+    params = {**loss, "model.name": "tiny", "run.steps": steps, "run.seed": str(seed)}
+    values = {
+        "heldout_before_greedy_accuracy": 0.35,
+        "heldout_after_greedy_accuracy": heldout,
+        "stability/end_entropy": entropy,
+        **(extra or {}),
+    }
+    client.log_batch(
+        run_id,
+        metrics=[Metric(k, v, 0, 0) for k, v in values.items()]
+        + [Metric("entropy", entropy + 0.01 * step, 0, step) for step in range(3)],
+        params=[Param(k, v) for k, v in params.items()],
+    )
     client.set_terminated(run_id, "FINISHED")
     if suite is not None:  # an evaluation of this run
         evaluation = client.create_run(experiment, tags={"harness.train_run_id": run_id})
-        client.log_metric(evaluation.info.run_id, "eval/arith/acc/avg_at_4", suite)
-        client.log_metric(evaluation.info.run_id, "eval/arith/acc/stderr", 0.02)
-        client.log_metric(evaluation.info.run_id, "eval/suite_avg", suite)
+        metrics = {"eval/arith/acc/avg_at_4": suite, "eval/arith/acc/stderr": 0.02, "eval/suite_avg": suite}
+        client.log_batch(evaluation.info.run_id, metrics=[Metric(k, v, 0, 0) for k, v in metrics.items()])
         client.set_terminated(evaluation.info.run_id, "FINISHED")
     return run_id
 
 
-@pytest.fixture
-def store(tmp_path):
-    uri = f"sqlite:///{tmp_path}/mlflow.db"
-    check_store(uri)
-    client = mlflow.MlflowClient(uri)
+@pytest.fixture(scope="module")
+def empty_store(tmp_path_factory):
+    """The file of a fresh, empty MLflow store (copy it, never write to it)."""
+    path = tmp_path_factory.mktemp("template") / "mlflow.db"
+    check_store(f"sqlite:///{path}")
+    return path
+
+
+def new_store(empty_store, folder):
+    """(uri, client) of a copy of the empty store in `folder`."""
+    shutil.copy(empty_store, folder / "mlflow.db")
+    uri = f"sqlite:///{folder}/mlflow.db"
+    return uri, mlflow.MlflowClient(uri)
+
+
+@pytest.fixture(scope="module")
+def store(empty_store, tmp_path_factory):
+    """Two seeds of GRPO and CE-GPPO (evaluated), one sweep trial, one unfinished run. Read only."""
+    uri, client = new_store(empty_store, tmp_path_factory.mktemp("store"))
     train = client.create_experiment("train")
     sweeps = client.create_experiment("sweeps")
-    grpo, ce = {"loss.name": "grpo"}, {"loss.name": "ce_gppo", "loss.beta1": "0.5", "loss.beta2": "1.0"}
     for seed, (a, b) in enumerate([(0.60, 0.70), (0.64, 0.74)]):
-        fake_run(client, train, grpo, seed, a, 0.40, suite=a)
-        fake_run(client, train, ce, seed, b, 0.45, suite=b)
-    fake_run(client, sweeps, {**ce, "loss.beta1": "0.75"}, 0, 0.9, 0.30, tags={"sweep.study": "betas"})
+        fake_run(client, train, GRPO, seed, a, 0.40, suite=a)
+        fake_run(client, train, CE, seed, b, 0.45, suite=b)
+    fake_run(client, sweeps, {**CE, "loss.beta1": "0.75"}, 0, 0.9, 0.30, tags={"sweep.study": "betas"})
     unfinished = client.create_run(train)
     client.log_param(unfinished.info.run_id, "loss.name", "dapo")
-    return uri, tmp_path
+    return uri
 
 
-def test_groups_are_ranked_by_avg_with_seeds_and_sources(store):
-    uri, tmp_path = store
-    lines = []
-    rows = leaderboard(uri, Filters(), str(tmp_path / "board"), log=lines.append)
+def quiet(line):
+    pass
+
+
+def test_groups_are_ranked_by_avg_with_seeds_and_sources(store, tmp_path):
+    rows = leaderboard(store, Filters(), str(tmp_path / "board"), log=quiet)
     labels = [r.label for r in rows]
     assert labels == [
         "ce_gppo(beta1=0.75, beta2=1.0) · tiny · 600 steps [sweep betas]",  # held-out 0.9, no suite eval
@@ -68,17 +99,121 @@ def test_groups_are_ranked_by_avg_with_seeds_and_sources(store):
         assert (tmp_path / "board" / name).is_file()
     page = (tmp_path / "board" / "leaderboard.html").read_text()
     assert "data:image/png;base64" in page and "sweep betas" in page
+    assert "non-finite" not in page
 
 
-def test_filters_by_experiment_tag_and_date(store):
-    uri, tmp_path = store
-    only_sweeps = leaderboard(uri, Filters(experiments=("sweeps",)), str(tmp_path / "a"), log=lambda line: None)
+def test_filters_by_experiment_tag_and_date(store, tmp_path):
+    only_sweeps = leaderboard(store, Filters(experiments=("sweeps",)), str(tmp_path / "a"), log=quiet)
     assert len(only_sweeps) == 1
-    tagged = leaderboard(uri, Filters(tags=(("sweep.study", "betas"),)), str(tmp_path / "b"), log=lambda line: None)
+    tagged = leaderboard(store, Filters(tags=(("sweep.study", "betas"),)), str(tmp_path / "b"), log=quiet)
     assert len(tagged) == 1
     future = Filters(since=dt.date.today() + dt.timedelta(days=1))
     lines = []
-    assert leaderboard(uri, future, str(tmp_path / "c"), log=lines.append) == []
+    assert leaderboard(store, future, str(tmp_path / "c"), log=lines.append) == []
     assert "no finished training run" in lines[0]
-    assert len(leaderboard(uri, Filters(profile="tiny"), str(tmp_path / "d"), log=lambda line: None)) == 3
-    assert leaderboard(uri, Filters(profile="smol"), str(tmp_path / "e"), log=lambda line: None) == []
+    assert len(leaderboard(store, Filters(profile="tiny"), str(tmp_path / "d"), log=quiet)) == 3
+    assert leaderboard(store, Filters(profile="smol"), str(tmp_path / "e"), log=quiet) == []
+
+
+@pytest.mark.parametrize("day", [dt.date(1, 1, 1), dt.date(1969, 12, 31), dt.date(1970, 1, 1)])
+def test_a_date_before_1970_keeps_every_run(store, tmp_path, day):
+    """Such a date has no timestamp (year 1 raised ValueError): every run started after it."""
+    assert len(leaderboard(store, Filters(since=day), str(tmp_path / "o"), log=quiet)) == 3
+
+
+def test_since_year_one_on_the_command_line(store, tmp_path, capsys):
+    assert main(["leaderboard", "--tracking-uri", store, "--since", "0001-01-01", "--output-dir", str(tmp_path)]) == 0
+    assert "3 groups" in capsys.readouterr().out
+
+
+def _md5(path):
+    return hashlib.md5(path.read_bytes()).hexdigest()
+
+
+def test_a_missing_sqlite_store_is_refused_and_nothing_is_created(tmp_path, capsys, monkeypatch):
+    """A typo in the path used to create the folder, a 1 MB MLflow database and a .lock."""
+    missing = tmp_path / "nope" / "none.db"
+    code = main(["leaderboard", "--tracking-uri", f"sqlite:///{missing}", "--output-dir", str(tmp_path / "o1")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert f"no tracking store at {missing}; nothing was created" in err
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.chdir(tmp_path)  # the default store, ./mlflow.db
+    assert main(["leaderboard"]) == 2
+    assert f"no tracking store at {tmp_path / 'mlflow.db'}" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_file_is_no_store_and_is_left_as_it_was(tmp_path, capsys):
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    assert main(["leaderboard", "--tracking-uri", f"sqlite:///{empty}", "--output-dir", str(tmp_path / "o")]) == 2
+    assert "holds no MLflow tables" in capsys.readouterr().err
+    assert empty.stat().st_size == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["empty.db"]
+
+
+def test_an_optuna_database_is_refused_untouched(tmp_path, capsys):
+    import sqlite3
+
+    optuna_db = tmp_path / "optuna_copy.db"
+    with sqlite3.connect(optuna_db) as db:  # the tables Optuna keeps (a real storage's schema)
+        for table in ("studies", "trials", "version_info"):
+            db.execute(f"create table {table} (x)")
+        db.execute("create table alembic_version (version_num varchar(32) not null primary key)")
+        db.execute("insert into alembic_version values ('v3.2.0.a')")
+    before = _md5(optuna_db)
+    code = main(["leaderboard", "--tracking-uri", f"sqlite:///{optuna_db}", "--output-dir", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and "holds an Optuna study storage" in err and err.count("\n") == 1
+    assert _md5(optuna_db) == before and sorted(p.name for p in tmp_path.iterdir()) == ["optuna_copy.db"]
+
+
+QUOTED = {"a": "b' or '1'='1", "note": "it's", "say": 'he said "it\'s"', "we`ird": "1", 'k`"ey': "v"}
+
+
+@pytest.fixture(scope="module")
+def tagged_store(empty_store, tmp_path_factory):
+    """One run per tag: the crafted values literally, and near misses that must not match."""
+    uri, client = new_store(empty_store, tmp_path_factory.mktemp("tagged"))
+    experiment = client.create_experiment("tagged")
+    near = {"a": "b", "note": "its", "say": "he said", "we`ird": "2", 'k`"ey': "w"}
+    for key in QUOTED:
+        fake_run(client, experiment, {"loss.name": f"exact {key}"}, 0, 0.5, 0.4, tags={key: QUOTED[key]})
+        fake_run(client, experiment, {"loss.name": f"near {key}"}, 0, 0.5, 0.4, tags={key: near[key]})
+    fake_run(client, experiment, {"loss.name": "untagged"}, 0, 0.5, 0.4)
+    return uri
+
+
+@pytest.mark.parametrize("key", list(QUOTED))
+def test_tags_with_quotes_and_backticks_match_exactly(tagged_store, tmp_path, capsys, key):
+    """The values were pasted into MLflow's filter unquoted: a traceback, or a query they changed."""
+    argv = ["leaderboard", "--tracking-uri", tagged_store, "--tag", f"{key}={QUOTED[key]}", "--output-dir"]
+    assert main([*argv, str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "1 finished training runs" in out and f"exact {key}" in out and "near" not in out
+
+
+def test_nan_and_inf_metrics_are_left_out_and_never_ranked(empty_store, tmp_path):
+    uri, client = new_store(empty_store, tmp_path)
+    experiment = client.create_experiment("train")
+    diverged = {"stability/max_ppo_kl": math.inf}
+    fake_run(client, experiment, GRPO, 0, 0.60, 0.40, extra={"stability/max_ppo_kl": 0.01})
+    fake_run(client, experiment, GRPO, 1, math.nan, math.nan, extra=diverged)  # same group
+    fake_run(client, experiment, CE, 0, math.nan, math.nan, extra=diverged)  # a group of NaN only
+    fake_run(client, experiment, {"loss.name": "dapo"}, 0, 0.40, 0.50)
+    fake_run(client, experiment, {"loss.name": "gspo"}, 0, 0.70, 0.50, suite=math.nan)  # a NaN evaluation
+    rows = leaderboard(uri, Filters(), str(tmp_path / "board"), log=quiet)
+    by_name = {r.label.split("(")[0]: r for r in rows}
+    assert [r.label.split("(")[0] for r in rows] == ["gspo", "grpo", "dapo", "ce_gppo"]  # no Avg: last
+    grpo, ce = by_name["grpo"], by_name["ce_gppo"]
+    assert grpo.seeds == 2 and grpo.cells["Avg"].mean == pytest.approx(0.60) and grpo.cells["Avg"].seeds == 1
+    assert grpo.stability == {"end_entropy": pytest.approx(0.40), "max_ppo_kl": pytest.approx(0.01)}
+    assert ce.cells == {} and ce.stability == {}
+    assert by_name["gspo"].cells["Avg"].mean == pytest.approx(0.70)  # the NaN suite average is left out
+    markdown = (tmp_path / "board" / "leaderboard.md").read_text()
+    assert "10 non-finite metric values (NaN or inf) of 3 runs left out" in markdown
+    table = [line.lower() for line in markdown.splitlines() if line.startswith("| ")]
+    assert not any("nan" in line or "inf" in line or "e+307" in line or "e+308" in line for line in table)
+    ce_line = next(line for line in markdown.splitlines() if line.startswith("| ce_gppo"))
+    assert ce_line.count("–") == 8  # Avg and the seven stability columns
+    assert "10 non-finite metric values" in (tmp_path / "board" / "leaderboard.html").read_text()
