@@ -162,17 +162,31 @@ def table1_command(args: argparse.Namespace, extra: list[str]) -> int:
         rows = select_rows(args.rows)
     except ValueError as err:
         raise ConfigError(str(err)) from None
+    from harness.common.uris import redact
+
     profile = args.profile or default_table_profile()
-    reproduce(
-        profile,
-        rows,
-        args.seeds,
-        args.steps,
-        args.jobs,
-        args.output_dir or f"runs/table1-{profile}",
-        args.tracking_uri or DEFAULT_TRACKING_URI,
-        limit=args.limit,
-    )
+    try:
+        report = reproduce(
+            profile,
+            rows,
+            args.seeds,
+            args.steps,
+            args.jobs,
+            args.output_dir or f"runs/table1-{profile}",
+            args.tracking_uri or DEFAULT_TRACKING_URI,
+            limit=args.limit,
+        )
+    except UserError as err:
+        err.args = (redact(str(err)),)  # a password in --tracking-uri is never printed
+        raise
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every job was stopped (harness.reports.jobs)
+        print("harness table1: interrupted; run the same command again to continue", file=sys.stderr)
+        return 130
+    if report["missing"]:  # never a silent exit 0 with rows left out
+        print(f"harness table1: {len(report['missing'])} row/seed(s) missing from the report:", file=sys.stderr)
+        for line in report["missing"]:
+            print(f"  {redact(line)}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -265,7 +279,9 @@ def build_parser() -> OneLineParser:
     table1.add_argument("--rows", default="table1", help="also: table2, entropy, betas, switch, all, or row labels")
     table1.add_argument("--seeds", type=int, help="paired seeds per row (default: the profile's; tiny 5)")
     table1.add_argument("--steps", type=int, help="RL steps per run (default: the profile's; tiny 600)")
-    table1.add_argument("--jobs", type=int, help="runs at once (default: the core count; one thread each)")
+    table1.add_argument(
+        "--jobs", type=int, help="runs at once (default: the core count; at most the number of jobs; one thread each)"
+    )
     table1.add_argument("--limit", type=int, help="problems per benchmark (default: the profile's; tiny all 500)")
     table1.add_argument("--output-dir", help="runs, report and figures (default runs/table1-<profile>)")
     table1.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")

@@ -5,7 +5,8 @@ per-step history and stability figures) and evaluation run (eval/results.json an
 eval/samples.jsonl: per-problem scores) by their table.* tags. It writes into the output folder
 
     table1.md      the table (our rows; on the paper profile the paper's numbers under them), the
-                   claims section and the figures, as a Markdown page
+                   claims section and the figures, as a Markdown page; above the table, every row
+                   and seed that is missing, with the failed job's error and log
     table1.csv     every cell as mean / se / sd, and the stability figures
     table1.html    one static page (table, claims, figures embedded), no network needed
     figures/       the PNGs
@@ -20,6 +21,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from harness.common.files import atomic_write_text
 from harness.reports.claims import check_claims
 from harness.reports.figures import paper_figures
 from harness.reports.html import html_page
@@ -80,31 +82,48 @@ def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, 
 
 
 def build_report(
-    profile: TableProfile, rows: list[Row], seeds: list[int], root: Path, uri: str, expected: dict, log=print
+    profile: TableProfile,
+    rows: list[Row],
+    seeds: list[int],
+    root: Path,
+    uri: str,
+    expected: dict,
+    log=print,
+    failed: dict | None = None,
 ) -> dict:
+    """Write the report of what finished; every (row, seed) without its runs is listed as missing,
+    with why (`failed[(row label, seed)]`: the job's error and log) where that is known."""
     results, histories, benchmarks = collect(profile, rows, seeds, uri, expected)
-    if not results:
-        raise RuntimeError("no finished run to report on; see the job logs in " + str(root / "runs"))
     table = build_table({r.label: results[r.label] for r in rows if r.label in results}, benchmarks)
     figures_by_row = {label: {s: r.figures for s, r in by_seed.items()} for label, by_seed in results.items()}
     verdicts = check_claims(figures_by_row)
     figures = paper_figures(histories, root / "figures")
     paper = paper_rows(profile.paper_model) if profile.paper_model else None
-    missing = [f"{r.label} seed {s}" for r in rows for s in seeds if s not in results.get(r.label, {})]
+    missing = [
+        f"{r.label} seed {s}: {(failed or {}).get((r.label, s), 'no finished run in MLflow')}"
+        for r in rows
+        for s in seeds
+        if s not in results.get(r.label, {})
+    ]
     title = f"Table 1 on the {profile.name} profile"
     setup = (
         f"{len(seeds)} paired seeds; evaluated on {', '.join(benchmarks)} with avg@{profile.k} at temperature "
         f"{profile.temperature}, top-p {profile.top_p}; cells are percent: avg@k ± standard error over problems "
         "(pooled over seeds and samples) (sd over seeds)"
     )
-    markdown = [f"# {title}", "", setup, "", to_markdown(table, benchmarks, paper), ""]
-    if missing:
-        markdown += [f"Not finished (left out): {', '.join(missing)}", ""]
+    markdown = [f"# {title}", "", setup, ""]
+    if missing:  # before the table: a row that is not there must not go unnoticed
+        markdown += ["**Missing from this table** (run the same command again once the cause is fixed):", ""]
+        markdown += [*(f"- {line}" for line in missing), ""]
+    markdown += [to_markdown(table, benchmarks, paper), ""]
     markdown += ["## The paper's claims on this profile", "", *(v.line() for v in verdicts), ""]
     markdown += ["## Figures", "", *(f"![{p.stem}](figures/{p.name})" for p in figures)]
-    (root / "table1.md").write_text("\n".join(markdown) + "\n")
-    (root / "table1.csv").write_text(to_csv(table, benchmarks))
-    (root / "table1.html").write_text(html_page(title, setup, table, benchmarks, paper, verdicts, figures, missing))
+    # atomic: a report killed half-way leaves the previous one whole
+    atomic_write_text(root / "table1.md", "\n".join(markdown) + "\n")
+    atomic_write_text(root / "table1.csv", to_csv(table, benchmarks))
+    atomic_write_text(
+        root / "table1.html", html_page(title, setup, table, benchmarks, paper, verdicts, figures, missing)
+    )
     outputs = [root / "table1.md", root / "table1.csv", root / "table1.html", *figures]
     with tracked_run(uri, TRAIN_EXPERIMENT, f"table1-report-{profile.name}", tags={"table.report": profile.name}):
         import mlflow
@@ -114,4 +133,4 @@ def build_report(
     log(to_markdown(table, benchmarks, paper))
     log("\nclaims:\n" + "\n".join(v.line().replace("**", "") for v in verdicts))
     log(f"\nreport: {root / 'table1.md'}, {root / 'table1.csv'}, {root / 'table1.html'}; figures in {root / 'figures'}")
-    return {"table": table, "verdicts": verdicts, "figures": figures, "outputs": outputs}
+    return {"table": table, "verdicts": verdicts, "figures": figures, "outputs": outputs, "missing": missing}

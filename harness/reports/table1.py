@@ -4,35 +4,48 @@
     harness table1 --profile tiny --seeds 5 --steps 600 --rows table1,betas --jobs 2
 
 Every (row, seed) is a job: `harness train` from the profile with the row's loss and the seed
-(one thread each, `--jobs` at a time, the core count by default), then `harness eval` of the
-trained policy on the profile's suite; the base row is evaluated only (the starting policy). A
-job's MLflow runs are tagged with the profile, the row, the seed and a hash of the resolved
-config (table.*): an invocation skips every job whose runs are already FINISHED with the same
-hash, and continues a killed training with `--resume` from its run directory. The report is
-built from MLflow (the runs' summary.json and samples.jsonl artifacts), so it needs nothing but
-the tracking store: see `harness.reports.report`.
+(one thread each, `--jobs` at a time: the core count by default, never more than the number of
+jobs), then `harness eval` of the trained policy on the profile's suite; the base row is evaluated
+only (the starting policy). A job's MLflow runs are tagged with the profile, the row, the seed and
+a hash of the resolved config (table.*): an invocation skips every job whose runs are already
+FINISHED with the same hash, and continues a killed training with `--resume` from its run
+directory. The report is built from MLflow (the runs' summary.json and samples.jsonl artifacts),
+so it needs nothing but the tracking store: see `harness.reports.report`.
+
+The output folder holds `runs/` (a folder per trained job), `logs/` (one file per child process),
+the report, and `.table1.lock`: one invocation at a time. Ctrl-C or SIGTERM stops every job within
+seconds (see harness.reports.jobs); running the same command again continues. A job that fails is
+named with its error and log, the report says its row is missing, and the command exits 1. The
+tracking URI reaches the children through their environment (harness.reports.child), so a password
+in it never shows in `ps`; what is printed or written here shows it masked.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import functools
+import json
 import os
-import subprocess
 import sys
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import yaml
 
-from harness.common.errors import ConfigError
+from harness.common.errors import ConfigError, first_line
+from harness.common.files import atomic_write_text
+from harness.common.uris import redact
 from harness.config import build_config, to_dict
 from harness.models import cache_dir
+from harness.reports.child import URI_ENV
+from harness.reports.jobs import JobFailed, Progress, Runner, Stopped, new_log
 from harness.reports.plan import EVAL_EXPERIMENT, TABLE_PROFILES, TRAIN_EXPERIMENT, Row, TableProfile, config_hash
 from harness.schema import EvalConfig, TrainConfig, load_train_config
 from harness.tracking import RetryingClient, check_store, get_or_create_experiment, tagged_runs
 
+CHILD = [sys.executable, "-m", "harness.reports.child"]  # + train/eval and their flags
 IGNORED_IN_HASH = ("run.output_dir", "run.tracking_uri", "run.experiment", "run.run_name", "run.threads", "run.tags")
 
 
@@ -125,45 +138,6 @@ def done(client, experiment: str, tags: dict[str, str]) -> bool:
     return bool(tagged_runs(client, experiment, tags, max_results=1))
 
 
-class Progress:
-    """One line per job as it ends: what ran, how long, what is still going, and how long the rest
-    will take (from the mean duration of finished jobs of the same kind: trained or evaluated only)."""
-
-    def __init__(self, plan: list[Job], jobs: int, log):
-        self.left = {"train": sum(j.row.loss is not None for j in plan), "eval": sum(j.row.loss is None for j in plan)}
-        self.total, self.jobs, self.log = len(plan), jobs, log
-        self.done, self.running, self.durations = 0, set(), {"train": [], "eval": []}
-        self.lock, self.started = threading.Lock(), time.monotonic()
-
-    def start(self, name: str) -> None:
-        with self.lock:
-            self.running.add(name)
-
-    def eta(self) -> str:
-        seconds = 0.0
-        for kind, left in self.left.items():
-            if left and not self.durations[kind]:
-                return "the time left is known once a training run has finished"
-            if left:
-                seconds += left * sum(self.durations[kind]) / len(self.durations[kind])
-        return f"about {seconds / self.jobs / 60:.0f} min left"
-
-    def end(self, job: Job, name: str, seconds: float, what: str) -> None:
-        kind = "eval" if job.row.loss is None else "train"
-        with self.lock:
-            self.running.discard(name)
-            self.done += 1
-            self.left[kind] -= 1
-            if what != "already in MLflow":
-                self.durations[kind].append(seconds)
-            elapsed = time.monotonic() - self.started
-            running = ", ".join(sorted(self.running)) or "nothing"
-            self.log(
-                f"[{self.done:>3}/{self.total}] {name}: {what} in {seconds / 60:.1f} min · running: {running} · "
-                f"elapsed {elapsed / 60:.0f} min, {self.eta()}"
-            )
-
-
 def job_configs(
     job: Job, profile: TableProfile, steps, root: Path, uri: str, base: tuple[str, str]
 ) -> tuple[TrainConfig | None, EvalConfig]:
@@ -177,64 +151,64 @@ def job_configs(
     return config, eval_config(profile, job, config.run.output_dir, key, folder, uri)
 
 
-def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: str, progress) -> None:
-    """Train (unless the base row, or already in MLflow) and evaluate (unless already in MLflow)."""
+def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: str, logs: Path, runner, progress):
+    """Train (unless the base row, or already in MLflow) and evaluate (unless already in MLflow); each
+    child's output goes to a log file of its own in `logs`. JobFailed quotes the child's error."""
     client = RetryingClient(uri)
-    name = f"{job.row.label} seed {job.seed}"
+    name, kind = f"{job.row.label} seed {job.seed}", "eval" if config is None else "train"
     progress.start(name)
-    started, did = time.monotonic(), []
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    if config is not None:
-        key, folder = config.run.tags["table.hash"], Path(config.run.output_dir)
-        if not done(
-            client, TRAIN_EXPERIMENT, {"table.hash": key, "table.seed": str(job.seed), "table.row": job.row.label}
-        ):
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder.parent / f"{folder.name}.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
-            resume = (
-                ["--resume"] if (folder / "checkpoints").is_dir() and any((folder / "checkpoints").iterdir()) else []
-            )
-            _call(
-                [
-                    sys.executable,
-                    "-m",
-                    "harness.cli",
-                    "train",
-                    "--config",
-                    str(folder.parent / f"{folder.name}.yaml"),
-                    *resume,
-                ],
-                folder.parent / f"{folder.name}.train.log",
-                env,
-            )
-            did.append("resumed" if resume else "trained")
+    started, did, what = time.monotonic(), [], "failed"
+    # the URI goes through the environment, not argv (see harness.reports.child)
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", URI_ENV: uri}
     folder = Path(evaluation.output_dir).parent
-    if not done(client, EVAL_EXPERIMENT, {"table.eval_hash": evaluation.tags["table.eval_hash"]}):
-        flags = [f"--{k.replace('_', '-')}={v}" for k, v in asdict(evaluation).items() if v is not None and k != "tags"]
-        _call(
-            [
-                sys.executable,
-                "-m",
-                "harness.cli",
-                "eval",
-                *flags,
-                "--tags",
-                yaml.safe_dump(evaluation.tags, default_flow_style=True).strip(),
-            ],
-            folder.parent / f"{folder.name}.eval.log",
-            env,
-        )
-        did.append("evaluated")
-    progress.end(job, name, time.monotonic() - started, " + ".join(did) or "already in MLflow")
+    try:
+        if config is not None and not trained(client, job, config, folder, runner):
+            checkpoints = folder / "checkpoints"
+            resume = ["--resume"] if checkpoints.is_dir() and any(checkpoints.iterdir()) else []
+            argv = [*CHILD, "train", "--config", str(write_job_config(config, uri)), *resume]
+            runner.call("train", argv, new_log(logs, folder.name, "train"), env)
+            did.append("resumed" if resume else "trained")
+        if not done(client, EVAL_EXPERIMENT, {"table.eval_hash": evaluation.tags["table.eval_hash"]}):
+            runner.call("eval", [*CHILD, "eval", *eval_flags(evaluation)], new_log(logs, folder.name, "eval"), env)
+            did.append("evaluated")
+        what = " + ".join(did) or "already in MLflow"
+    except Stopped:
+        what = "stopped"
+        raise
+    finally:
+        progress.end(kind, name, time.monotonic() - started, what, timed=bool(did) and what != "failed")
 
 
-def _call(cmd: list[str], log_file: Path, env: dict) -> None:
-    log_file.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_file, "a") as sink:
-        code = subprocess.run(cmd, stdout=sink, stderr=subprocess.STDOUT, env=env).returncode
-    if code != 0:
-        tail = log_file.read_text().strip().splitlines()[-1:] or [""]
-        raise RuntimeError(f"{' '.join(cmd[2:4])} failed (exit {code}): {tail[0][:300]}; log: {log_file}")
+def trained(client, job: Job, config: TrainConfig, folder: Path, runner) -> bool:
+    """Is the job's training FINISHED in MLflow? A live `harness train` in its folder (an orphan of a
+    killed invocation) is waited for first: it may finish the training meanwhile."""
+    tags = {"table.hash": config.run.tags["table.hash"], "table.seed": str(job.seed), "table.row": job.row.label}
+    if done(client, TRAIN_EXPERIMENT, tags):
+        return True
+    return runner.wait_for_run_dir(folder) and done(client, TRAIN_EXPERIMENT, tags)
+
+
+def write_job_config(config: TrainConfig, uri: str) -> Path:
+    """The job's training config beside its run folder, its tracking URI's password masked (the real
+    URI reaches the child through its environment)."""
+    folder = Path(config.run.output_dir)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    values = to_dict(config)
+    values["run"]["tracking_uri"] = redact(uri)
+    path = folder.parent / f"{folder.name}.yaml"
+    atomic_write_text(path, yaml.safe_dump(values, sort_keys=False))
+    return path
+
+
+def eval_flags(evaluation: EvalConfig) -> list[str]:
+    """`harness eval` flags of the evaluation, the tracking URI left out. Each value is read as YAML
+    there, so strings go as JSON strings, which read back exactly (a '#' or ': ' in a folder name)."""
+    flags = []
+    for key, value in asdict(evaluation).items():
+        if value is None or key in ("tags", "tracking_uri"):
+            continue
+        flags.append(f"--{key.replace('_', '-')}={json.dumps(value) if isinstance(value, str) else value}")
+    return [*flags, "--tags", json.dumps(evaluation.tags)]
 
 
 def reproduce(
@@ -257,36 +231,78 @@ def reproduce(
     profile = TABLE_PROFILES[profile_name]
     if limit is not None:  # part of the evaluation's hash: a different limit is evaluated anew
         profile = replace(profile, limit=limit)
-    check_store(uri)
-    client = RetryingClient(uri)
-    for experiment in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
-        get_or_create_experiment(client, experiment, uri)
     root = Path(output_dir)
-    seed_list = list(range(seeds or profile.seeds))
-    plan = [Job(row, seed) for row in rows for seed in seed_list]
-    for job in plan:  # every config is checked before anything runs
-        if job.row.loss is not None:
-            train_config(profile, job, steps, root, uri)
-    workers = jobs or os.cpu_count() or 1
-    log(
-        f"table1 on the {profile.name} profile: {len(rows)} rows x {len(seed_list)} seeds = {len(plan)} jobs, "
-        f"{workers} at a time; runs in {root / 'runs'}, MLflow at {uri}"
-    )
-    base = base_model(profile)
-    # (job, training config or None, evaluation config); Job holds a dict, so it is no mapping key
-    configured = [(job, *job_configs(job, profile, steps, root, uri, base)) for job in plan]
-    progress = Progress(plan, workers, log)
-    with ThreadPoolExecutor(workers) as pool:  # each job waits on its own subprocesses
-        failures = [
-            f
-            for f in [pool.submit(run_job, job, config, ev, uri, progress) for job, config, ev in configured]
-            if f.exception() is not None
-        ]
-    for failure in failures:
-        log(f"a job failed: {failure.exception()}")
-    # (row, seed) -> the hashes of this invocation's runs: the report reads only those
-    expected = {
-        (job.row.label, job.seed): (config.run.tags["table.hash"] if config else None, ev.tags["table.eval_hash"])
-        for job, config, ev in configured
-    }
-    return build_report(profile, rows, seed_list, root, uri, expected, log)
+    with output_folder(root):  # a file, a read-only place, another table1: refused before anything runs
+        check_store(uri)
+        client = RetryingClient(uri)
+        for experiment in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
+            get_or_create_experiment(client, experiment, uri)
+        seed_list = list(range(seeds or profile.seeds))
+        plan = [Job(row, seed) for row in rows for seed in seed_list]
+        for job in plan:  # every config is checked before anything runs
+            if job.row.loss is not None:
+                train_config(profile, job, steps, root, uri)
+        # more threads than jobs would only wait; --jobs 1000 is not an error, just more than can be used
+        workers = min(jobs or os.cpu_count() or 1, len(plan))
+        capped = f" (--jobs {jobs} capped to the number of jobs)" if jobs and jobs > len(plan) else ""
+        log(
+            f"table1 on the {profile.name} profile: {len(rows)} rows x {len(seed_list)} seeds = {len(plan)} jobs, "
+            f"{workers} at a time{capped}; runs in {root / 'runs'}, logs in {root / 'logs'}, MLflow at {redact(uri)}"
+        )
+        base = base_model(profile)
+        # (job, training config or None, evaluation config); Job holds a dict, so it is no mapping key
+        configured = [(job, *job_configs(job, profile, steps, root, uri, base)) for job in plan]
+        progress = Progress(["eval" if config is None else "train" for _, config, _ in configured], workers, log)
+        runner = Runner(workers, log)
+        failures = runner.run(
+            [
+                (job, functools.partial(run_job, job, config, ev, uri, root / "logs", runner, progress))
+                for job, config, ev in configured
+            ]
+        )
+        failed = {(job.row.label, job.seed): _reason(error) for job, error in failures}
+        # (row, seed) -> the hashes of this invocation's runs: the report reads only those
+        expected = {
+            (job.row.label, job.seed): (config.run.tags["table.hash"] if config else None, ev.tags["table.eval_hash"])
+            for job, config, ev in configured
+        }
+        return build_report(profile, rows, seed_list, root, uri, expected, log, failed)
+
+
+def _reason(error: BaseException) -> str:
+    """Why a job left its row out, in one line, passwords masked."""
+    return str(error) if isinstance(error, JobFailed) else redact(first_line(error))
+
+
+@contextlib.contextmanager
+def output_folder(root: Path):
+    """Hold `root` for this invocation: one-line ConfigError (exit 2) for a file in the way, a place
+    that cannot be written, or another live `harness table1` there (an flock on <root>/.table1.lock,
+    held until the end, like harness.run_dir's lock of a training folder)."""
+    from harness.run_dir import ensure_writable_folder
+
+    ensure_writable_folder(root, "--output-dir")
+    for sub in ("runs", "logs"):
+        ensure_writable_folder(root / sub, f"--output-dir's {sub} folder")
+    try:
+        handle = open(root / ".table1.lock", "a+")
+    except OSError as error:
+        raise ConfigError(f"cannot write to --output-dir={str(root)!r}: {error.strerror or error}") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        owner = handle.read().strip() or "unknown"
+        handle.close()
+        raise ConfigError(
+            f"--output-dir={str(root)!r} is in use by another harness table1 (pid {owner}); wait for it to end "
+            "or choose another --output-dir"
+        ) from None
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        yield
+    finally:
+        handle.close()  # releases the lock

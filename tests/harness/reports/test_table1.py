@@ -1,6 +1,8 @@
-"""`harness table1` end to end on the tiny profile with very short runs: the report, a second
-invocation that finds everything in MLflow, a killed invocation that resumes; every profile's
-rows validate without a GPU."""
+"""`harness table1` end to end on the tiny profile with very short runs: a killed invocation that
+resumes, the report, a second invocation that finds everything in MLflow; every profile's rows
+validate without a GPU. What table1 does around its jobs (a failed job, Ctrl-C and SIGTERM, an
+unusable or busy output folder, --jobs, a password in the tracking URI) is in test_table1_jobs.py,
+with fake children."""
 
 import os
 import signal
@@ -40,19 +42,30 @@ def table1(out: Path, uri: str, *extra: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
+    """A table1 SIGKILLed (its whole process group) once GRPO has a checkpoint, then the same command
+    again: (scratch folder, store URI, the second run's stdout, the output folder). The output folder's
+    name has a space, '?' and ' #' (which YAML would read as a comment)."""
     root = tmp_path_factory.mktemp("table1")
-    uri = f"sqlite:///{root}/mlflow.db"
-    proc = subprocess.run(table1(root / "t", uri, "--steps", "4"), capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return root, uri, proc.stdout
+    uri, out = f"sqlite:///{root}/mlflow.db", root / "t1 a?b #c"
+    args = table1(out, uri, "--steps", "4")  # a checkpoint every step
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.time() + 600
+    while not list(out.glob("runs/GRPO-seed0-*/checkpoints/*.ckpt")):  # the first training has a checkpoint
+        assert proc.poll() is None and time.time() < deadline, proc.stderr.read().decode()[-2000:]
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    again = subprocess.run(args, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stderr[-3000:]
+    return root, uri, again.stdout, out
 
 
 def test_the_report_has_table_claims_figures_and_page(finished):
-    root, uri, stdout = finished
-    out = root / "t"
+    root, uri, stdout, out = finished
     markdown = (out / "table1.md").read_text()
     for label in ("base", "GRPO", "DAPO", "CE-GPPO(0.5,1)", "CE-GPPO(0.75,1)"):
         assert f"| {label} | 1 |" in markdown, label
+    assert "Missing" not in markdown
     assert "## The paper's claims on this profile" in markdown and "inside noise" in markdown
     assert "larger beta2 raises entropy (beta2 1 vs 0.5): not run" in markdown
     assert {p.name for p in (out / "figures").iterdir()} >= {"fig2_entropy.png", "fig4_kl_grad_norm.png"}
@@ -68,10 +81,22 @@ def test_the_report_has_table_claims_figures_and_page(finished):
     assert {a.path for a in client.list_artifacts(report[0].info.run_id)} >= {"table1.md", "table1.html", "figures"}
 
 
+def test_a_killed_invocation_resumes_its_interrupted_run(finished):
+    _, uri, stdout, out = finished
+    assert "GRPO seed 0: resumed" in stdout
+    client = mlflow.MlflowClient(uri)
+    names = ("ce-gppo-table1", "ce-gppo-table1-eval")
+    experiments = [client.get_experiment_by_name(name).experiment_id for name in names]
+    grpo = client.search_runs(experiments[:1], "tags.`table.row` = 'GRPO'")
+    assert len(grpo) == 1 and grpo[0].info.status == "FINISHED"  # the killed run was continued, not replaced
+    assert not client.search_runs(experiments, "attributes.status = 'RUNNING'")  # the children closed theirs
+    assert len(list((out / "logs").glob("GRPO-seed0-*.train.*.log"))) == 2  # one log per process
+
+
 def test_a_second_invocation_redoes_nothing(finished):
-    root, uri, _ = finished
+    root, uri, _, out = finished
     started = time.monotonic()
-    again = subprocess.run(table1(root / "t", uri, "--steps", "4"), capture_output=True, text=True, timeout=300)
+    again = subprocess.run(table1(out, uri, "--steps", "4"), capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr[-3000:]
     assert again.stdout.count("already in MLflow") == 5 and "trained" not in again.stdout
     client = mlflow.MlflowClient(uri)
@@ -80,28 +105,6 @@ def test_a_second_invocation_redoes_nothing(finished):
     )
     assert len(runs) == 1  # not trained twice
     assert time.monotonic() - started < 120
-
-
-def test_a_killed_invocation_resumes_its_interrupted_run(tmp_path):
-    uri, out = f"sqlite:///{tmp_path}/mlflow.db", tmp_path / "t"
-    args = table1(out, uri, "--steps", "8", "--rows", "table1")  # checkpoints every 2 steps
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.time() + 600
-    while not list(out.glob("runs/GRPO-seed0-*/checkpoints/*.ckpt")):  # the first training has a checkpoint
-        assert proc.poll() is None and time.time() < deadline, proc.stderr.read().decode()[-2000:]
-        time.sleep(0.2)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    again = subprocess.run(args, capture_output=True, text=True, timeout=900)
-    assert again.returncode == 0, again.stderr[-3000:]
-    assert "GRPO seed 0: resumed" in again.stdout
-    markdown = (out / "table1.md").read_text()
-    assert "| GRPO | 1 |" in markdown and "Not finished" not in markdown
-    client = mlflow.MlflowClient(uri)
-    grpo = client.search_runs(
-        [client.get_experiment_by_name("ce-gppo-table1").experiment_id], "tags.`table.row` = 'GRPO'"
-    )
-    assert len(grpo) == 1 and grpo[0].info.status == "FINISHED"  # the killed run was continued, not replaced
 
 
 @pytest.mark.parametrize("profile", sorted(TABLE_PROFILES))
