@@ -12,7 +12,7 @@ from pathlib import Path
 
 import lightning as L
 
-from harness.warmstart import heldout_accuracy
+from harness.heldout import heldout_accuracy
 
 
 class ValidationCallback(L.Callback):

@@ -1,4 +1,4 @@
-"""Supervised warm start and held-out accuracy.
+"""Supervised warm start: the tiny profile's starting policy, built once and cached.
 
 The tiny profile's model starts from random weights; a short supervised phase on the task's
 training split gives it a real but imperfect success rate and non-trivial entropy, which is
@@ -15,36 +15,11 @@ from pathlib import Path
 
 import torch
 
-from benchmarks.grading import grade_math_batch
 from harness.common.files import atomic_directory, remove_stale_temporaries
-from harness.rollout import HFGenerateBackend, SamplingParams, chat_prompt, sample_messages
-from harness.schema import RolloutConfig, TrainConfig
+from harness.heldout import heldout_accuracy
+from harness.rollout import chat_prompt
+from harness.schema import TrainConfig
 from harness.tasks import Problem
-
-
-def heldout_accuracy(
-    model, tokenizer, problems: list[Problem], max_new_tokens: int, *, greedy: bool, temperature: float = 1.0
-) -> float:
-    """Fraction of held-out problems answered correctly (one greedy or sampled answer each)."""
-    backend = HFGenerateBackend(model, tokenizer)
-    params = SamplingParams(max_new_tokens, temperature, greedy=greedy)
-    rollouts = sample_messages(backend, tokenizer, [p.prompt for p in problems], 1, params)
-    problem_of_row = [problems[i].prompt for i in rollouts.prompt_index.tolist()]
-    answer_of_row = [problems[i].answer for i in rollouts.prompt_index.tolist()]
-    correct = grade_math_batch(
-        rollouts.texts, answer_of_row, problems=problem_of_row, truncated=rollouts.truncated.tolist()
-    )
-    return sum(correct) / max(len(correct), 1)
-
-
-def heldout_report(model, tokenizer, task, rollout: RolloutConfig) -> dict:
-    """Greedy and sampled (at the rollout temperature) accuracy on the task's held-out problems."""
-    problems = task.heldout()
-    args = (model, tokenizer, problems, rollout.max_new_tokens)
-    return {
-        "greedy_accuracy": heldout_accuracy(*args, greedy=True),
-        "sampled_accuracy": heldout_accuracy(*args, greedy=False, temperature=rollout.temperature),
-    }
 
 
 def supervised_batch(tokenizer, problems: list[Problem]) -> dict[str, torch.Tensor]:

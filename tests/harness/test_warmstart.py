@@ -2,10 +2,11 @@
 
 import torch
 
+from harness.heldout import heldout_accuracy
 from harness.models import load_model
 from harness.schema import load_train_config
 from harness.tasks import Problem, build_task
-from harness.warmstart import heldout_accuracy, load_or_warm_start, supervised_batch, warm_start_key
+from harness.warmstart import load_or_warm_start, supervised_batch, warm_start_key
 
 
 def test_supervised_batch_labels_only_the_answer_and_eos():
