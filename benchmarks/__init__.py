@@ -2,7 +2,7 @@
 
     from benchmarks import get_benchmark, resolve_suite, grade_math, evaluate
 
-See DESIGN.md section 4. `grade_math` is the project's one math answer checker (evaluation
+See docs/design.md. `grade_math` is the project's one math answer checker (evaluation
 and RL rewards); `evaluate` runs benchmarks with a sampler supplied by the harness.
 """
 

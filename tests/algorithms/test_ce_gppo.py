@@ -1,4 +1,4 @@
-"""CE-GPPO and GPPO: golden values, the closed-form gradients of DESIGN.md, and the GRPO limit."""
+"""CE-GPPO and GPPO: golden values, the closed-form gradients (docs/design.md, "The losses"), and the GRPO limit."""
 
 import dataclasses
 
