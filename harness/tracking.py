@@ -128,9 +128,18 @@ def _refuse_foreign(uri: str, timeout_s: float = 5.0) -> None:
         try:
             return refuse_foreign_store(uri, "mlflow", "tracking URI", timeout_s)
         except TrackingError:
-            if time.monotonic() > deadline or not OWN_TABLES["mlflow"] & table_names(uri, timeout_s):
+            if time.monotonic() > deadline or not _partly_mlflow(uri, timeout_s):
                 raise
             time.sleep(0.5)
+
+
+def _partly_mlflow(uri: str, timeout_s: float) -> bool:
+    """Does the database hold some of MLflow's own tables? False when it cannot be read (then the
+    refusal's own message, "not a usable SQLite database" or "cannot be opened", stands)."""
+    try:
+        return bool(OWN_TABLES["mlflow"] & table_names(uri, timeout_s))
+    except Exception:
+        return False
 
 
 def _check_sqlite(uri: str, create: bool) -> None:

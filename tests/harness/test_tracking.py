@@ -156,6 +156,15 @@ def test_a_foreign_sqlite_database_is_refused_before_mlflow_migrates_it(tmp_path
     assert _md5(path) == before
 
 
+def test_a_text_file_as_the_store_is_one_line_and_left_as_it_was(tmp_path):
+    text = tmp_path / "notes.db"
+    text.write_text("hello\n")
+    for create in (True, False):
+        with pytest.raises(TrackingError, match=r"notes.db is not a usable SQLite database \(file is not a database"):
+            check_store(f"sqlite:///{text}", create=create)
+    assert text.read_text() == "hello\n"
+
+
 def test_a_schema_another_process_is_making_is_waited_for_not_refused(tmp_path, monkeypatch):
     """MySQL creates MLflow's tables one at a time: a second process may look in between."""
     path = tmp_path / "m.db"
