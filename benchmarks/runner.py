@@ -18,6 +18,13 @@ results.json and samples.jsonl as they were):
   j = 1, 2, 4 ... k) and higher_is_better; num_problems, num_samples, num_skipped; the suite
   average of the primary avg@k; settings; timing (sampling and grading seconds, grading's
   share of wall time).
+Before any sampling (after every benchmark's rows loaded) two limits are checked, each refused in
+one line: a benchmark may not ask for more than MAX_SAMPLES samples (k x problems: its
+completions, grades and samples.jsonl lines are held in memory together), and the disk must hold
+at least what samples.jsonl will certainly take (every sample's prompt and fields, completions
+not counted), so that a nearly full disk is found before the generation, not after it. A write
+that fails all the same (ENOSPC) raises an OSError naming the file; the previous files stay.
+
 - samples.jsonl: one line per completion: benchmark, id, sample, prompt, completion, extracted
   answer, reference, correct (primary metric > 0.5 — pass/fail for binary metrics), scores;
   extraction_rule and graded_text: how a math answer was found ("boxed", "statement" or "whole",
@@ -26,10 +33,13 @@ results.json and samples.jsonl as they were):
   Skipped rows have completion null and a "skipped" reason instead.
 """
 
+import contextlib
+import errno
 import json
 import os
+import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -37,10 +47,33 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from benchmarks.benchmark import Benchmark
 from benchmarks.metrics import avg_at_k, mean_pass_at_k, pass_k_values, suite_average
+from harness.common.errors import ConfigError
 from harness.common.files import atomic_file, atomic_write_text, remove_stale_temporaries
 
 Sampler = Callable[[list[str], int], list[list[str]]]
 SKIPPED = "prompt longer than the model's context"
+MAX_SAMPLES = 1 << 17  # samples of one benchmark (k x problems); the paper's largest: 880 x 64 = 56,320
+LINE_FIELDS_BYTES = 100  # a samples.jsonl line beyond its prompt and completion: at least this many bytes
+
+
+def _check_capacity(benchmarks: list[Benchmark], prompts: list[list[str]], k: int, output_dir: Path) -> None:
+    """Refuse, before any sampling, a benchmark of more than MAX_SAMPLES samples, and a disk with
+    less free space than samples.jsonl will certainly take (see the module docstring)."""
+    for benchmark, texts in zip(benchmarks, prompts):
+        if k * len(texts) > MAX_SAMPLES:
+            raise ConfigError(
+                f"k={k} x {len(texts)} problems of {benchmark.name} = {k * len(texts):,} samples, more than the "
+                f"{MAX_SAMPLES:,} one benchmark may hold; lower --k or --limit"
+            )
+    needed = k * sum(len(text.encode("utf-8", "replace")) + LINE_FIELDS_BYTES for texts in prompts for text in texts)
+    free = shutil.disk_usage(output_dir).free
+    if free < needed:
+        raise OSError(
+            errno.ENOSPC,
+            f"No space left on device: the samples need more than {needed / 1e6:.1f} MB and {free / 1e6:.1f} MB "
+            "are free; nothing was generated",
+            str(output_dir / "samples.jsonl"),
+        )
 
 
 def _sample(sampler: Sampler, prompts: list[str], k: int, chunk_size: int, advance) -> list[list[str]]:
@@ -176,23 +209,49 @@ def evaluate(
     started = time.monotonic()
     # Every benchmark's rows first, so that a bad data file fails before hours of sampling.
     loaded = [benchmark.load(data_dir, limit, seed) for benchmark in benchmarks]
+    all_prompts = [[benchmark.prompt(row) for row in rows] for benchmark, rows in zip(benchmarks, loaded)]
+    _check_capacity(benchmarks, all_prompts, k, output_dir)
     results: dict = {"benchmarks": {}}
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with (
-        Progress(*columns, disable=not progress) as bar,
-        atomic_file(output_dir / "samples.jsonl") as samples_file,
-    ):
-        for benchmark, rows in zip(benchmarks, loaded):
-            prompts = [benchmark.prompt(row) for row in rows]
-            summary, lines = _run_benchmark(
-                benchmark, rows, prompts, sampler, k=k, chunk_size=chunk_size, prompt_fits=prompt_fits, bar=bar
-            )
-            results["benchmarks"][benchmark.name] = summary
-            samples_file.write("".join(line + "\n" for line in lines))
-        _finish(results, benchmarks, k=k, limit=limit, seed=seed, data_dir=data_dir, wall_s=time.monotonic() - started)
-        # Inside the samples file's block: a failure here also keeps the old samples.jsonl.
-        atomic_write_text(output_dir / "results.json", json.dumps(results, indent=2))
+    samples_path, results_path = output_dir / "samples.jsonl", output_dir / "results.json"
+    written = False
+    try:
+        with (
+            Progress(*columns, disable=not progress) as bar,
+            atomic_file(samples_path) as samples_file,
+        ):
+            for benchmark, rows, prompts in zip(benchmarks, loaded, all_prompts):
+                summary, lines = _run_benchmark(
+                    benchmark, rows, prompts, sampler, k=k, chunk_size=chunk_size, prompt_fits=prompt_fits, bar=bar
+                )
+                results["benchmarks"][benchmark.name] = summary
+                with _naming(samples_path):
+                    samples_file.write("".join(line + "\n" for line in lines))
+            with _naming(samples_path):  # a disk that filled up shows here, before results.json is replaced
+                samples_file.flush()
+                os.fsync(samples_file.fileno())
+            wall_s = time.monotonic() - started
+            _finish(results, benchmarks, k=k, limit=limit, seed=seed, data_dir=data_dir, wall_s=wall_s)
+            # Inside the samples file's block: a failure here also keeps the old samples.jsonl.
+            with _naming(results_path):
+                atomic_write_text(results_path, json.dumps(results, indent=2))
+            written = True
+    except OSError as error:  # after `written`: flushing, syncing or renaming samples.jsonl failed
+        if not written or error.filename is not None:
+            raise
+        raise OSError(error.errno, error.strerror or str(error), str(samples_path)) from error
     return results
+
+
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """Name `path` in an OSError that names no file (a full disk's ENOSPC from write or fsync)."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from error
 
 
 def _finish(results: dict, benchmarks: list[Benchmark], *, k, limit, seed, data_dir, wall_s: float) -> None:

@@ -12,10 +12,16 @@ a file is intact when the archive opens, holds a pickle, every member's CRC matc
 the whole file once: about a second per GB) and its structure loads without the tensors (mmap).
 So a truncated, emptied or partly overwritten file, or one that is not a torch checkpoint, is never
 resumed from, and a bit flip in the weights cannot slip into a resumed run.
+
+A save that fails (a full disk above all) raises an OSError naming the checkpoint's path, whatever
+torch's zip writer made of it ("[enforce fail at inline_container.cc] unexpected pos", with the
+disk's ENOSPC only as its context): the CLI reports it in one line, the run ends FAILED, and the
+checkpoints already written stay as they were.
 """
 
 from __future__ import annotations
 
+import errno
 import re
 import zipfile
 from pathlib import Path
@@ -35,8 +41,28 @@ class StreamingCheckpointIO(TorchCheckpointIO):
     def save_checkpoint(self, checkpoint: dict, path, storage_options=None) -> None:
         if storage_options is not None:
             raise TypeError(f"storage_options are not supported by {type(self).__name__}, got {storage_options!r}")
-        with atomic_file(path, "wb") as sink:
-            torch.save(checkpoint, sink)
+        try:
+            with atomic_file(path, "wb") as sink:
+                torch.save(checkpoint, sink)
+        except OSError as error:
+            if error.filename is not None:
+                raise
+            raise OSError(error.errno, error.strerror or str(error), str(path)) from error
+        except RuntimeError as error:  # torch's writer turns a failed write into its own error
+            if "inline_container" not in str(error) and "PytorchStreamWriter" not in str(error):
+                raise
+            cause = _os_error_behind(error)
+            if cause is not None:
+                raise OSError(cause.errno, cause.strerror or str(cause), str(path)) from error
+            raise OSError(errno.EIO, f"torch could not write the checkpoint ({str(error)[:200]})", str(path)) from error
+
+
+def _os_error_behind(error: BaseException) -> OSError | None:
+    """The OSError (ENOSPC, EIO ...) that an exception was raised while handling, if any."""
+    seen = error.__context__
+    while seen is not None and not isinstance(seen, OSError):
+        seen = seen.__context__
+    return seen
 
 
 def damage(path: Path) -> str | None:

@@ -4,11 +4,18 @@
     harness eval --model runs/tiny --suite arith_l2 --k 4 --temperature 1.0
 
 Generation uses the Hugging Face backend (`--backend vllm`: a vLLM engine) with the paper's
-evaluation sampling by default (temperature 0.6, top-p 0.95). The tracking store is checked
-before the model is loaded; `results.json` and `samples.jsonl` go to `--output-dir` (replaced only when the evaluation
+evaluation sampling by default (temperature 0.6, top-p 0.95). The model's kind (a decoder-only
+causal LM), the output folder and the tracking store are checked before the model is loaded;
+`results.json` and `samples.jsonl` go to `--output-dir` (replaced only when the evaluation
 succeeded) and to MLflow as artifacts, with every metric logged; the terminal shows the
 benchmark x metric table. Prompts longer than the model's context are not generated: they are
 scored as failures and counted.
+
+Memory stays flat in k: `--k` is at most 1024 (schema), each sampler call holds at most
+SEQUENCES_PER_CALL sequences (fewer prompts per call as k grows), and the runner refuses a
+benchmark of more samples than it holds at once (`benchmarks.runner.MAX_SAMPLES`). A disk too
+full for the samples is refused before generation (see `benchmarks.runner`). A password in the
+tracking URI is masked in what is printed and in the MLflow params.
 """
 
 from __future__ import annotations
@@ -25,13 +32,17 @@ from benchmarks.runner import evaluate, log_to_mlflow
 from harness.backends import make_backend, require_backend
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_write_text
-from harness.models import load_model
+from harness.common.uris import redact
+from harness.models import check_causal_lm, load_model
 from harness.rollout import EngineOptions, SamplingParams, prompt_fits, sample_messages
 from harness.run_dir import ensure_file_places, ensure_writable_folder
 from harness.schema import EvalConfig
-from harness.tracking import check_store, tracked_run
+from harness.tracking import artifact_root, check_store, tracked_run
 
 TRAIN_RUN_TAG = "harness.train_run_id"  # on an evaluation run: the training run that made the model
+# Sequences one sampler call may hold (k samples of each prompt in it): the HF backend keeps its
+# token tensors for all of them at once. 64 prompts per call as long as 64 x k fits.
+SEQUENCES_PER_CALL = 4096
 
 
 def make_sampler(
@@ -99,11 +110,12 @@ def trained_by(model: str) -> dict[str, str]:
 
 def evaluate_model(config: EvalConfig, log=print) -> dict:
     """Evaluate as configured; returns the results dict written to results.json."""
-    if config.tracking_uri != "none":
-        check_store(config.tracking_uri)
+    check_causal_lm(config.model)  # from its config alone: nothing is created for a model that cannot run
     output = Path(config.output_dir)
     ensure_writable_folder(output, "--output-dir")  # before the model loads, not when results are written
     ensure_file_places([output / "results.json", output / "samples.jsonl"], "harness eval")
+    if config.tracking_uri != "none":
+        check_store(config.tracking_uri)
     require_backend(config.backend, "--backend")  # before the model is loaded
     tasks = lm_eval_tasks(config) if config.lm_eval else None
     model, tokenizer = load_model(config.model)
@@ -130,17 +142,22 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
         seed=config.seed,
         output_dir=output,
         data_dir=config.data_dir,
+        chunk_size=max(1, min(64, SEQUENCES_PER_CALL // config.k)),
         prompt_fits=prompt_fits(model, tokenizer, config.max_new_tokens),
     )
     if config.tracking_uri != "none":
         name = f"eval-{Path(config.model).name}-{config.suite}"
-        params = {k: v for k, v in asdict(config).items() if k != "tags"}
+        params = {k: redact(v) if isinstance(v, str) else v for k, v in asdict(config).items() if k != "tags"}
         tags = {**trained_by(config.model), **{str(k): str(v) for k, v in config.tags.items()}}
-        with tracked_run(config.tracking_uri, config.experiment, name, params=params, tags=tags) as run_id:
+        where = artifact_root(config.tracking_uri, config.artifact_root, output)
+        with tracked_run(
+            config.tracking_uri, config.experiment, name, params=params, tags=tags, artifact_location=where, log=log
+        ) as run_id:
             log_to_mlflow(results, output)
             results["mlflow_run_id"] = run_id
     log(format_results(results))
     log(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")
     if "mlflow_run_id" in results:
-        log(f"MLflow run {results['mlflow_run_id']} in experiment {config.experiment!r} at {config.tracking_uri}")
+        shown = redact(config.tracking_uri)
+        log(f"MLflow run {results['mlflow_run_id']} in experiment {config.experiment!r} at {shown}")
     return results

@@ -8,14 +8,20 @@ Layout: `checkpoints/` (last.ckpt and the newest rl-step<N>.ckpt), `run_state.js
 store and run id, so `--resume` continues the same run), `config.yaml` (the resolved config of
 the first start), `rollouts.jsonl` (a sample of each step's completions), `model/`,
 `summary.json`, and `.lock`, held with flock by the process that owns the run (under DDP, rank 0).
+
+A password in the tracking URI is never written here: run_state.json, config.yaml and summary.json
+hold the URI masked (`harness.common.uris.redact`); `--resume` compares masked forms and connects
+with the URI given on its command line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -23,6 +29,7 @@ import yaml
 from harness.checkpoints import latest_intact_checkpoint
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_file, atomic_write_text, remove_stale_temporaries
+from harness.common.uris import redact
 from harness.config import to_dict
 from harness.schema import RESUMABLE_KEYS, TrainConfig
 from harness.tracking import flatten
@@ -40,6 +47,32 @@ def ensure_writable_folder(path: Path, what: str) -> None:
             pass
     except OSError as error:
         raise ConfigError(f"cannot write to {what}={str(path)!r}: {error.strerror or error}") from None
+
+
+def shown_config(config: TrainConfig) -> dict:
+    """The config as a run stores and shows it (config.yaml, summary.json, MLflow params): a plain
+    dict with the password of every URL in it masked."""
+    return _masked(to_dict(config))
+
+
+def _masked(tree):
+    if isinstance(tree, dict):
+        return {key: _masked(value) for key, value in tree.items()}
+    if isinstance(tree, list):
+        return [_masked(value) for value in tree]
+    return redact(tree) if isinstance(tree, str) else tree
+
+
+@contextlib.contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """Name `path` in an OSError that names no file: a full disk (ENOSPC) raises one from write,
+    flush or fsync, and the CLI reports an error in one line only when it knows the path."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from error
 
 
 def ensure_file_places(paths: list[Path], what: str) -> None:
@@ -102,11 +135,13 @@ class RunDirectory:
             return None
 
     def write_state(self, tracking_uri: str, experiment: str, run_id: str) -> None:
-        state = {"tracking_uri": tracking_uri, "experiment": experiment, "mlflow_run_id": run_id}
-        atomic_write_text(self.state_file, json.dumps(state))
+        state = {"tracking_uri": redact(tracking_uri), "experiment": experiment, "mlflow_run_id": run_id}
+        with naming(self.state_file):
+            atomic_write_text(self.state_file, json.dumps(state))
 
     def write_config(self, config: TrainConfig) -> None:
-        atomic_write_text(self.config_file, yaml.safe_dump(to_dict(config), sort_keys=False))
+        with naming(self.config_file):
+            atomic_write_text(self.config_file, yaml.safe_dump(shown_config(config), sort_keys=False))
 
     def checkpoint(self) -> tuple[Path, str | None] | None:
         """(the checkpoint to resume from, a note when last.ckpt was damaged), or None."""
@@ -118,10 +153,11 @@ class RunDirectory:
     def check_resumable(self, config: TrainConfig, steps_done: int) -> None:
         """Refuse a resume that would not continue the same run (see schema.RESUMABLE_KEYS)."""
         state = self.state() or {}
-        if state.get("tracking_uri") not in (None, config.run.tracking_uri):
+        uri = config.run.tracking_uri
+        if state.get("tracking_uri") not in (None, uri, redact(uri)):  # masked since passwords are not stored
             raise ConfigError(
-                f"--resume: the run in {self.path} is tracked at {state['tracking_uri']}; resume it with that "
-                f"--tracking-uri (got {config.run.tracking_uri})"
+                f"--resume: the run in {self.path} is tracked at {redact(state['tracking_uri'])}; resume it with "
+                f"that --tracking-uri (got {redact(uri)})"
             )
         if not self.config_file.is_file():
             raise ConfigError(
@@ -129,10 +165,10 @@ class RunDirectory:
                 "restore it, or start a new --output-dir"
             )
         try:
-            saved = flatten(yaml.safe_load(self.config_file.read_text(encoding="utf-8")) or {})
+            saved = flatten(_masked(yaml.safe_load(self.config_file.read_text(encoding="utf-8")) or {}))
         except (yaml.YAMLError, UnicodeDecodeError, AttributeError):
             raise ConfigError(f"--resume: {self.config_file} is damaged (not the YAML this run wrote)") from None
-        new = flatten(to_dict(config))
+        new = flatten(shown_config(config))
         changed = [
             f"{key}: {saved.get(key)!r} -> {new.get(key)!r}"
             for key in sorted(set(saved) | set(new))
@@ -176,5 +212,5 @@ class RolloutLog:
             sink.writelines(kept)
 
     def write(self, step: int, rows: list[dict]) -> None:
-        with open(self.path, "a") as sink:
+        with naming(self.path), open(self.path, "a") as sink:
             sink.writelines(json.dumps({"step": step, **row}) + "\n" for row in rows)

@@ -15,11 +15,12 @@
 
 from __future__ import annotations
 
+import shlex
 import statistics
 from pathlib import Path
 
-from harness.common.uris import sqlite_path
-from harness.config import to_dict
+from harness.common.uris import redact, sqlite_path, sqlite_url
+from harness.run_dir import shown_config
 
 SPIKE_FACTOR = 5.0
 
@@ -58,10 +59,10 @@ def stability_figures(history: list[dict]) -> dict[str, float]:
 def train_summary(config, module, logger, run_dir, warm_info, heldout_after: dict, seconds: float) -> dict:
     """The content of summary.json."""
     return {
-        "config": to_dict(config),
+        "config": shown_config(config),
         "mlflow_run_id": logger.run_id,
         "mlflow_experiment_id": logger.experiment_id,
-        "tracking_uri": config.run.tracking_uri,
+        "tracking_uri": redact(config.run.tracking_uri),
         "output_dir": str(run_dir.path),
         "status": "stopped" if module.stop_reason else "completed",
         "stop_reason": module.stop_reason,
@@ -76,13 +77,16 @@ def train_summary(config, module, logger, run_dir, warm_info, heldout_after: dic
 
 
 def mlflow_ui_hint(tracking_uri: str, experiment_id: str | None, run_id: str) -> str:
-    """The exact command (or address) that shows this run in the MLflow UI."""
+    """The exact command (or address) that shows this run in the MLflow UI, quoted for a POSIX
+    shell so that it can be pasted whatever the path holds; a password shows as ***."""
     db = sqlite_path(tracking_uri)
     if db is not None:
-        return f"mlflow ui --backend-store-uri sqlite:///{db} --port 5000   # then open http://127.0.0.1:5000"
+        plain = f"sqlite:///{db}"
+        store = plain if sqlite_path(plain) == db else sqlite_url(db)  # '?', '#' or '%' in the path: encoded
+        return f"mlflow ui --backend-store-uri {shlex.quote(store)} --port 5000   # then open http://127.0.0.1:5000"
     if tracking_uri.startswith(("http://", "https://")):
-        return f"open {tracking_uri.rstrip('/')}/#/experiments/{experiment_id}/runs/{run_id}"
-    return f"mlflow ui --backend-store-uri {tracking_uri} --port 5000"
+        return f"open {redact(tracking_uri).rstrip('/')}/#/experiments/{experiment_id}/runs/{run_id}"
+    return f"mlflow ui --backend-store-uri {shlex.quote(redact(tracking_uri))} --port 5000"
 
 
 def _accuracy(before: dict | None, after: dict, key: str) -> str:

@@ -54,10 +54,28 @@ def _is_transient(error: Exception) -> bool:
     return any(marker in text for marker in _TRANSIENT)
 
 
-def artifact_root(tracking_uri: str) -> str | None:
-    """For a SQLite store, keep artifacts next to the database file (not in ./mlruns)."""
+def artifact_root(tracking_uri: str, configured: str | None = None, beside: str | Path | None = None) -> str | None:
+    """Where a new experiment of the store at `tracking_uri` keeps its runs' files; never ./mlruns
+    of the current folder, MLflow's own default for a store without files.
+
+    `configured` (a folder, made absolute, or a URI such as s3://bucket/x) wins. Otherwise: a SQLite
+    store's artifacts go to mlartifacts/ beside its database file; a server's to its own artifact
+    store (None: the server decides); a database store's (postgresql://, mysql://) to mlartifacts/
+    beside the folder `beside` (a run's output directory), made absolute. A database store with
+    neither is refused: no place could be chosen that does not depend on the current folder."""
+    if configured:
+        return configured if "://" in configured else Path(configured).expanduser().resolve().as_uri()
     db = sqlite_path(tracking_uri)
-    return (db.parent / "mlartifacts").as_uri() if db is not None else None
+    if db is not None:
+        return (db.parent / "mlartifacts").as_uri()
+    if urlparse(tracking_uri).scheme.split("+")[0] not in ("postgresql", "mysql", "mssql"):
+        return None
+    if beside is not None:
+        return (Path(beside).expanduser().resolve().parent / "mlartifacts").as_uri()
+    raise TrackingError(
+        f"the tracking store {redact(tracking_uri)} is a database and keeps no files: give new experiments "
+        "a place for them with --run.artifact_root (harness train) or --artifact-root (harness eval)"
+    )
 
 
 def _client(uri: str):
@@ -241,8 +259,12 @@ class RetryingClient:
         return _with_retries(attribute, self._uri) if callable(attribute) else attribute
 
 
-def get_or_create_experiment(client, name: str, uri: str) -> str:
-    """The id of experiment `name`, created if needed; safe when many processes do it at once."""
+def get_or_create_experiment(client, name: str, uri: str, artifact_location: str | None = None, log=None) -> str:
+    """The id of experiment `name`, created if needed; safe when many processes do it at once.
+
+    A new experiment keeps its runs' files at `artifact_location` (default: `artifact_root(uri)`).
+    An existing one keeps the location it was created with; `log` (when given) is told so when
+    that differs from `artifact_location`."""
     from mlflow.exceptions import MlflowException
 
     for _ in range(10):
@@ -253,9 +275,12 @@ def get_or_create_experiment(client, name: str, uri: str) -> str:
                     f"experiment {name!r} is deleted in {uri}; restore it (`mlflow experiments restore`) "
                     "or choose another experiment name"
                 )
+            kept = experiment.artifact_location
+            if log is not None and artifact_location and kept.rstrip("/") != artifact_location.rstrip("/"):
+                log(f"MLflow experiment {name!r} keeps the artifact location it was created with: {kept}")
             return experiment.experiment_id
         try:
-            return client.create_experiment(name, artifact_location=artifact_root(uri))
+            return client.create_experiment(name, artifact_location=artifact_location or artifact_root(uri))
         except MlflowException:  # another process created it first: read it back
             time.sleep(0.1)
     raise TrackingError(f"could not get or create experiment {name!r} in {uri}")
@@ -273,16 +298,26 @@ class RunLogger(MLFlowLogger):
         tags=None,
         *,
         fresh: bool | None = None,
+        artifact_location: str | None = None,
+        log=None,
     ):
         """`run_id` attaches to an existing run: a resumed one (the default: steps it already holds
-        are skipped) or, with `fresh=True`, an empty one its creator handed over (a sweep trial)."""
-        super().__init__(experiment_name=experiment, run_name=run_name, tracking_uri=uri, run_id=run_id, tags=tags)
+        are skipped) or, with `fresh=True`, an empty one its creator handed over (a sweep trial).
+        `artifact_location` and `log` go to `get_or_create_experiment`."""
+        super().__init__(
+            experiment_name=experiment,
+            run_name=run_name,
+            tracking_uri=uri,
+            run_id=run_id,
+            tags=tags,
+            artifact_location=artifact_location,
+        )
         self._mlflow_client = RetryingClient(uri)
         self.uri = uri
         self._resumed = run_id is not None and not fresh
         self._recorded: dict[str, int] = {}  # metric -> last step the run already holds (resume only)
         if run_id is None and rank_zero_only.rank == 0:  # other ranks never touch the store
-            self._experiment_id = get_or_create_experiment(self._mlflow_client, experiment, uri)
+            self._experiment_id = get_or_create_experiment(self._mlflow_client, experiment, uri, artifact_location, log)
 
     def _last_recorded_step(self, key: str) -> int:
         if key not in self._recorded:
@@ -302,11 +337,11 @@ class RunLogger(MLFlowLogger):
         """Ignored: Lightning calls it when `fit` ends, before the run's last work; see `terminate`."""
 
     def terminate(self, status: str, reason: str | None = None) -> None:
-        """End the run as FINISHED, FAILED or KILLED; a reason is stored as a tag."""
+        """End the run as FINISHED, FAILED or KILLED; a reason is stored as a tag (passwords masked)."""
         if not self._initialized:
             return
         if reason:
-            self.experiment.set_tag(self.run_id, FAILURE_TAG, reason[:5000])
+            self.experiment.set_tag(self.run_id, FAILURE_TAG, redact(reason)[:5000])
         self.experiment.set_terminated(self.run_id, status)
 
     def reopen(self) -> None:
@@ -402,16 +437,19 @@ def tracked_run(
     tags: dict[str, str] | None = None,
     parent_run_id: str | None = None,
     killed_by: tuple[type[BaseException], ...] = (),
+    artifact_location: str | None = None,
+    log=None,
 ) -> Iterator[str]:
     """A run made active for `mlflow.log_*` calls inside the block; yields its id.
 
     Ends FINISHED when the block completes, KILLED on Ctrl-C or an exception of `killed_by` (a
-    sweep's pruned trial), FAILED (with the error as a tag) on any other exception. With
-    `parent_run_id` the run is nested under that one (sweep trials)."""
+    sweep's pruned trial), FAILED (with the error as a tag, passwords masked) on any other
+    exception. With `parent_run_id` the run is nested under that one (sweep trials).
+    `artifact_location` and `log` go to `get_or_create_experiment`."""
     import mlflow
 
     client = RetryingClient(uri)
-    experiment_id = get_or_create_experiment(client, experiment, uri)
+    experiment_id = get_or_create_experiment(client, experiment, uri, artifact_location, log)
     all_tags = dict(tags or {})
     if parent_run_id is not None:
         all_tags["mlflow.parentRunId"] = parent_run_id
@@ -440,7 +478,7 @@ def tracked_run(
         raise
     finally:
         if reason:
-            client.set_tag(run_id, FAILURE_TAG, reason)
+            client.set_tag(run_id, FAILURE_TAG, redact(reason)[:5000])
         client.set_terminated(run_id, status)
 
 

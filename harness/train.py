@@ -3,11 +3,13 @@
     harness train --profile tiny --loss ce_gppo --loss.beta1 0.75 --output-dir runs/ce
 
 What the output directory holds is described in `harness.run_dir`. The order of work is chosen
-so that a mistake costs seconds and loses nothing: the config, the output directory and the
-tracking store are checked before any model is loaded; the MLflow run is created only once the
-model and the task are ready; from then on every way out (finished, stopped on non-finite
-losses, an exception, Ctrl-C) terminates the run with its outcome, and a run killed with
-SIGKILL is marked KILLED by the next command that uses its directory.
+so that a mistake costs seconds and loses nothing: the config, the model's kind (a decoder-only
+causal LM), the output directory and the tracking store are checked before any model is loaded;
+the MLflow run is created only once the model and the task are ready; from then on every way out
+(finished, stopped on non-finite losses, an exception, Ctrl-C) terminates the run with its
+outcome, and a run killed with SIGKILL is marked KILLED by the next command that uses its
+directory. A write that fails (a full disk) names its file: the CLI reports it in one line and
+the run ends FAILED with the reason.
 """
 
 from __future__ import annotations
@@ -25,18 +27,19 @@ from harness.backends import require_backend
 from harness.checkpoints import StreamingCheckpointIO, steps_in
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_directory, atomic_write_text
-from harness.config import to_dict
-from harness.models import cache_dir, load_model
+from harness.common.uris import MASK, redact
+from harness.heldout import heldout_report
+from harness.models import cache_dir, check_causal_lm, load_model
 from harness.module import RLModule
 from harness.progress import RLProgress
 from harness.rollout import prompt_fits
-from harness.run_dir import RolloutLog, RunDirectory
+from harness.run_dir import RolloutLog, RunDirectory, naming, shown_config
 from harness.schema import TrainConfig
 from harness.summary import print_train_summary, train_summary
 from harness.tasks import build_task
-from harness.tracking import RunLogger, check_store, close_orphan, flatten
+from harness.tracking import RunLogger, artifact_root, check_store, close_orphan, flatten
 from harness.validation import ValidationCallback
-from harness.warmstart import heldout_report, load_or_warm_start
+from harness.warmstart import load_or_warm_start
 
 
 class TrainingStopped(RuntimeError):
@@ -167,11 +170,23 @@ def make_trainer(config: TrainConfig, output: Path, logger, extra_callbacks=(), 
     )
 
 
-def close_checkpointless_run(run_dir: RunDirectory, log=print) -> None:
-    """An earlier run of this folder that died before its first checkpoint is marked KILLED."""
+def close_checkpointless_run(run_dir: RunDirectory, tracking_uri: str, log=print) -> None:
+    """An earlier run of this folder that died before its first checkpoint is marked KILLED.
+
+    run_state.json holds its store's URI with the password masked: when that is this command's
+    store, the URI given now (password included) connects."""
     previous = run_dir.state()
-    if previous and close_orphan(previous["tracking_uri"], previous["mlflow_run_id"], "killed before a checkpoint"):
-        log(f"marked the earlier run {previous['mlflow_run_id']} in {run_dir.path} as KILLED (no checkpoint)")
+    if not previous:
+        return
+    stored, run_id = previous.get("tracking_uri"), previous.get("mlflow_run_id")
+    uri = tracking_uri if stored in (tracking_uri, redact(tracking_uri)) else stored
+    if not isinstance(uri, str) or not run_id:
+        return
+    if MASK in uri:
+        log(f"the earlier run {run_id} in {run_dir.path} is tracked at {uri}; pass that --tracking-uri to close it")
+        return
+    if close_orphan(uri, run_id, "killed before a checkpoint"):
+        log(f"marked the earlier run {run_id} in {run_dir.path} as KILLED (no checkpoint)")
 
 
 def prepare_run_directory(config: TrainConfig, resume: bool, log=print) -> tuple[RunDirectory, Path | None, int]:
@@ -184,10 +199,10 @@ def prepare_run_directory(config: TrainConfig, resume: bool, log=print) -> tuple
             raise ConfigError(
                 f"{run_dir.path} already holds a run; pass --resume to continue it or choose another --output-dir"
             )
-        close_checkpointless_run(run_dir, log)
+        close_checkpointless_run(run_dir, config.run.tracking_uri, log)
         return run_dir, None, 0
     if found is None:
-        close_checkpointless_run(run_dir, log)  # nothing can continue it: it must not stay RUNNING
+        close_checkpointless_run(run_dir, config.run.tracking_uri, log)  # nothing can continue it: not RUNNING
         what = "only damaged checkpoints" if run_dir.has_checkpoint_files() else "no checkpoint"
         raise ConfigError(f"--resume: {run_dir.checkpoints} holds {what}; start a new run without --resume")
     checkpoint, note = found
@@ -217,6 +232,7 @@ def train(
     require_backend(config.rollout.backend)
     check_parallel_layout(config)
     task = build_task(config.task)  # a bad data file fails before anything is created
+    check_causal_lm(config.model.name)  # so does an encoder or encoder-decoder model (its config only)
     run_dir, checkpoint, steps_done = (None, None, 0)
     if rank_zero:
         run_dir, checkpoint, steps_done = prepare_run_directory(config, resume, log)
@@ -249,6 +265,8 @@ def train(
         resumed_run or run_id,
         run_tags,
         fresh=resumed_run is None,
+        artifact_location=artifact_root(config.run.tracking_uri, config.run.artifact_root, config.run.output_dir),
+        log=log if rank_zero else None,
     )
     try:
         trainer = make_trainer(config, Path(config.run.output_dir), logger, callbacks, policy)
@@ -257,7 +275,7 @@ def train(
                 logger.reopen()
             else:
                 run_dir.write_state(config.run.tracking_uri, config.run.experiment, logger.run_id)
-                logger.log_hyperparams(flatten(to_dict(config)))
+                logger.log_hyperparams(flatten(shown_config(config)))
                 run_dir.write_config(config)
                 module.heldout_before = heldout_report(module.policy, module.tokenizer, task, config.rollout)
                 logger.log_metrics({f"heldout_before_{k}": v for k, v in module.heldout_before.items()}, step=0)
@@ -285,13 +303,14 @@ def finish(config: TrainConfig, module: RLModule, logger: RunLogger, run_dir: Ru
     after = heldout_report(module.policy, module.tokenizer, module.task, config.rollout)
     last_step = module.history[-1]["step"] if module.history else 0
     logger.log_metrics({f"heldout_after_{k}": v for k, v in after.items()}, step=last_step)
-    with atomic_directory(run_dir.model_dir) as folder:
+    with naming(run_dir.model_dir), atomic_directory(run_dir.model_dir) as folder:
         module.policy.save_pretrained(folder)
         module.tokenizer.save_pretrained(folder)
     summary = train_summary(config, module, logger, run_dir, warm_info, after, seconds)
     # The stability figures as metrics too, so that leaderboards can query them without artifacts.
     logger.log_metrics({f"stability/{k}": v for k, v in summary["stability"].items()}, step=last_step)
-    atomic_write_text(run_dir.summary_file, json.dumps(summary, indent=1))
+    with naming(run_dir.summary_file):
+        atomic_write_text(run_dir.summary_file, json.dumps(summary, indent=1))
     for path in (run_dir.summary_file, run_dir.config_file, run_dir.rollouts_file):
         if path.is_file():
             logger.experiment.log_artifact(logger.run_id, str(path))

@@ -312,3 +312,88 @@ def test_progress_label_says_sampling_while_sampling_and_grading_only_while_grad
         ("grading", ("arith_l1: done", "second: grading")),
     }
     assert labels() == ["arith_l1: done", "second: done"]
+
+
+def test_too_many_samples_for_one_benchmark_are_refused_before_sampling(data_dir, tmp_path, monkeypatch):
+    from benchmarks import runner
+    from harness.common.errors import ConfigError
+
+    monkeypatch.setattr(runner, "MAX_SAMPLES", 10)
+    calls = []
+    with pytest.raises(ConfigError, match=r"k=4 x 3 problems of amc23 = 12 samples, more than the 10 .*--limit"):
+        evaluate(
+            [get_benchmark("amc23")],
+            lambda prompts, n: calls.append(prompts) or [["x"] * n for _ in prompts],
+            k=4,
+            limit=3,
+            seed=0,
+            output_dir=tmp_path,
+            data_dir=data_dir,
+            progress=False,
+        )
+    assert calls == []
+
+
+class Usage:
+    def __init__(self, free):
+        self.total, self.used, self.free = 10**9, 10**9 - free, free
+
+
+def test_a_disk_too_full_for_the_samples_is_refused_before_generation(data_dir, tmp_path, monkeypatch):
+    """16 KB free (the reliability case): refused before any sampling, previous files untouched."""
+    import errno
+
+    from benchmarks import runner
+
+    settings = dict(k=2, limit=2, seed=0, output_dir=tmp_path, data_dir=data_dir, progress=False)
+    evaluate([get_benchmark("amc23")], _amc_sampler(data_dir, 2), **settings)
+    before = {name: (tmp_path / name).read_bytes() for name in ("results.json", "samples.jsonl")}
+    monkeypatch.setattr(runner.shutil, "disk_usage", lambda path: Usage(16_000))
+    calls = []
+    with pytest.raises(OSError) as error:
+        evaluate(
+            [get_benchmark("amc23")],
+            lambda prompts, n: calls.append(prompts) or [["x"] * n for _ in prompts],
+            **{**settings, "k": 50},
+        )
+    assert error.value.errno == errno.ENOSPC and error.value.filename == str(tmp_path / "samples.jsonl")
+    assert "nothing was generated" in error.value.strerror and calls == []
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+
+
+@pytest.mark.parametrize("failing", ["write", "fsync", "results"])
+def test_a_disk_that_fills_up_while_writing_names_the_file_and_keeps_the_old_files(
+    failing, data_dir, tmp_path, monkeypatch
+):
+    """ENOSPC raised without a file name (as write and fsync raise it) comes out naming the file."""
+    import errno
+    import os
+
+    from benchmarks import runner
+
+    settings = dict(k=2, limit=2, seed=0, output_dir=tmp_path, data_dir=data_dir, progress=False)
+    evaluate([get_benchmark("amc23")], _amc_sampler(data_dir, 2), **settings)
+    before = {name: (tmp_path / name).read_bytes() for name in ("results.json", "samples.jsonl")}
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    real_file = runner.atomic_file
+
+    def samples_file_that_fills(path, *args, **kwargs):
+        with real_file(path, *args, **kwargs) as sink:
+            sink.write = full
+            yield sink
+
+    if failing == "write":
+        monkeypatch.setattr(runner, "atomic_file", runner.contextlib.contextmanager(samples_file_that_fills))
+    elif failing == "fsync":
+        monkeypatch.setattr(os, "fsync", full)  # the last step of atomic_file: the samples file is the one left
+    else:
+        monkeypatch.setattr(runner, "atomic_write_text", full)
+    with pytest.raises(OSError) as error:
+        evaluate([get_benchmark("amc23")], _amc_sampler(data_dir, 2), **settings)
+    name = "results.json" if failing == "results" else "samples.jsonl"
+    assert error.value.errno == errno.ENOSPC and error.value.filename == str(tmp_path / name)
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json", "samples.jsonl"]  # no temporaries left
