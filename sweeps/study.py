@@ -135,7 +135,10 @@ def parent_run(config: SweepConfig, study: optuna.Study) -> str:
     """The study's MLflow parent run, created by whichever worker gets there first."""
     check_store(config.mlflow_uri)
     client = RetryingClient(config.mlflow_uri)
-    experiment = get_or_create_experiment(client, config.experiment, config.mlflow_uri)
+    from harness.tracking import artifact_root  # a database store's artifacts: beside the output folder
+
+    where = artifact_root(config.mlflow_uri, beside=config.output_dir)
+    experiment = get_or_create_experiment(client, config.experiment, config.mlflow_uri, where)
     parent_tags = {"sweep.study": config.study_name, "sweep.role": "parent"}
 
     def oldest():

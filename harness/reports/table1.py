@@ -43,7 +43,7 @@ from harness.reports.child import URI_ENV
 from harness.reports.jobs import JobFailed, Progress, Runner, Stopped, new_log
 from harness.reports.plan import EVAL_EXPERIMENT, TABLE_PROFILES, TRAIN_EXPERIMENT, Row, TableProfile, config_hash
 from harness.schema import EvalConfig, TrainConfig, load_train_config
-from harness.tracking import RetryingClient, check_store, get_or_create_experiment, tagged_runs
+from harness.tracking import RetryingClient, artifact_root, check_store, get_or_create_experiment, tagged_runs
 
 CHILD = [sys.executable, "-m", "harness.reports.child"]  # + train/eval and their flags
 IGNORED_IN_HASH = ("run.output_dir", "run.tracking_uri", "run.experiment", "run.run_name", "run.threads", "run.tags")
@@ -236,7 +236,7 @@ def reproduce(
         check_store(uri)
         client = RetryingClient(uri)
         for experiment in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
-            get_or_create_experiment(client, experiment, uri)
+            get_or_create_experiment(client, experiment, uri, artifact_root(uri, beside=root))
         seed_list = list(range(seeds or profile.seeds))
         plan = [Job(row, seed) for row in rows for seed in seed_list]
         for job in plan:  # every config is checked before anything runs
