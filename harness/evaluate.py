@@ -35,7 +35,7 @@ from harness.common.files import atomic_write_text
 from harness.common.uris import redact
 from harness.models import check_causal_lm, load_model
 from harness.rollout import EngineOptions, SamplingParams, prompt_fits, sample_messages
-from harness.run_dir import ensure_file_places, ensure_writable_folder
+from harness.run_dir import ensure_file_places, ensure_writable_folder, naming
 from harness.schema import EvalConfig
 from harness.tracking import artifact_root, check_store, tracked_run
 
@@ -153,7 +153,10 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
         with tracked_run(
             config.tracking_uri, config.experiment, name, params=params, tags=tags, artifact_location=where, log=log
         ) as run_id:
-            log_to_mlflow(results, output)
+            import mlflow
+
+            with naming(mlflow.get_artifact_uri()):  # a full artifact store: one line (results.json is written)
+                log_to_mlflow(results, output)
             results["mlflow_run_id"] = run_id
     log(format_results(results))
     log(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")

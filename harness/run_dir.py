@@ -64,9 +64,10 @@ def _masked(tree):
 
 
 @contextlib.contextmanager
-def naming(path: Path) -> Iterator[None]:
-    """Name `path` in an OSError that names no file: a full disk (ENOSPC) raises one from write,
-    flush or fsync, and the CLI reports an error in one line only when it knows the path."""
+def naming(path: str | Path) -> Iterator[None]:
+    """Name `path` (a file, folder or artifact URI) in an OSError that names no file: a full disk
+    (ENOSPC) raises one from write, flush or fsync, and the CLI reports an error in one line only
+    when it knows the path."""
     try:
         yield
     except OSError as error:

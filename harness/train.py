@@ -311,9 +311,10 @@ def finish(config: TrainConfig, module: RLModule, logger: RunLogger, run_dir: Ru
     logger.log_metrics({f"stability/{k}": v for k, v in summary["stability"].items()}, step=last_step)
     with naming(run_dir.summary_file):
         atomic_write_text(run_dir.summary_file, json.dumps(summary, indent=1))
-    for path in (run_dir.summary_file, run_dir.config_file, run_dir.rollouts_file):
-        if path.is_file():
-            logger.experiment.log_artifact(logger.run_id, str(path))
+    with naming(logger.experiment.get_run(logger.run_id).info.artifact_uri):  # a full artifact store
+        for path in (run_dir.summary_file, run_dir.config_file, run_dir.rollouts_file):
+            if path.is_file():
+                logger.experiment.log_artifact(logger.run_id, str(path))
     if module.stop_reason:
         logger.terminate("FAILED", module.stop_reason)
     else:

@@ -158,3 +158,34 @@ def test_a_disk_that_fills_up_during_training_fails_the_run_in_one_line(tmp_path
     # what was written before stays: step 0's checkpoint, the config; no temporary is left
     assert damage(out / "checkpoints" / "last.ckpt") is None and (out / "config.yaml").is_file()
     assert not list(out.rglob("*.tmp"))
+
+
+def test_a_full_artifact_store_fails_the_eval_run_in_one_line_and_keeps_the_results(tmp_path, monkeypatch, capsys):
+    from harness import evaluate
+
+    def full(results, output):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(evaluate, "log_to_mlflow", full)
+    out, uri = tmp_path / "ev", f"sqlite:///{tmp_path}/m.db"
+    argv = [
+        "eval",
+        "--model",
+        "tiny",
+        "--suite",
+        "arith_l1_compact",
+        "--limit",
+        "2",
+        "--k",
+        "1",
+        "--max-new-tokens",
+        "4",
+    ]
+    assert main([*argv, "--output-dir", str(out), "--tracking-uri", uri]) == 2
+    line = one_line_error(capsys)
+    assert f"cannot use {(tmp_path / 'mlartifacts').as_uri()}/" in line and line.endswith("No space left on device")
+    assert json.loads((out / "results.json").read_text())["settings"]["k"] == 1  # the evaluation's own files stay
+    (run,) = mlflow.MlflowClient(uri).search_runs(
+        [mlflow.MlflowClient(uri).get_experiment_by_name("ce-gppo-eval").experiment_id]
+    )
+    assert run.info.status == "FAILED" and "No space left on device" in run.data.tags[FAILURE_TAG]
