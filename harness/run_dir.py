@@ -157,8 +157,8 @@ class RunDirectory:
         uri = config.run.tracking_uri
         if state.get("tracking_uri") not in (None, uri, redact(uri)):  # masked since passwords are not stored
             raise ConfigError(
-                f"--resume: the run in {self.path} is tracked at {redact(state['tracking_uri'])}; resume it with "
-                f"that --tracking-uri (got {redact(uri)})"
+                f"--resume: the run in {self.path} is tracked at {redact(str(state['tracking_uri']))}; resume it "
+                f"with that --tracking-uri (got {redact(uri)})"
             )
         if not self.config_file.is_file():
             raise ConfigError(
