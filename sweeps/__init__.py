@@ -6,8 +6,9 @@
 - `config`: the sweep file, validated like the training configs;
 - `objective`: one trial = training runs on paired seeds, with stability figures and pruning;
 - `study`: storage, sampler, pruner, heartbeat, the MLflow parent run, a worker's loop;
+- `recovery`: trials failed by their environment (killed or interrupted workers, a full disk) retried;
 - `worker`, `cli`: the worker processes and the `harness sweep` command;
-- `report`, `figures`: the trial table and the figures of a finished sweep.
+- `report`, `figures`, `finish`: the trial table, the figures and the parent run's end of a sweep.
 
 Imports point sweeps -> harness only; `harness sweep` reaches this package through an entry point.
 """

@@ -6,22 +6,47 @@ A sweep names a search space (`sweeps.spaces`), how to walk it (the grid or samp
 objective, the pruner, where Optuna and MLflow keep their records, and the base training config
 (a profile plus dotted overrides) every trial starts from. `base_train_config(values, seed)` is
 that base with a trial's values and seed applied, validated by `harness.schema`.
+
+Nonsense is refused here, before any store is touched: grid values that are not numbers (YAML's
+true/false included) or that repeat, an override the sweep would silently replace (another loss
+than the space's, a key the grid varies, the seed, output folder or stores the sweep sets), a
+pruner that can never act within `run.steps`, an empty study name, more than MAX_WORKERS workers.
+`base_fingerprint()` is what a study remembers of the base config, so that reopening it with
+another one is refused (`sweeps.study.open_study`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from harness.common.errors import ConfigError
-from harness.config import build_config, load_yaml, param
+from harness.common.uris import DEFAULT_TRACKING_URI, sqlite_url
+from harness.config import build_config, load_yaml, param, to_dict
 from harness.schema import PROFILES, TrainConfig, load_train_config
+from harness.tracking import flatten
 from sweeps.spaces import SPACES, get_space
 
 OBJECTIVES = ("accuracy_gain", "accuracy_and_entropy")
 PRUNERS = ("none", "median", "hyperband")
 CONFIG_DIR = Path(__file__).parent / "configs"
+MAX_WORKERS = 64
+"""Most worker processes one command starts (each imports torch and trains; see also the CPU cap in sweeps.cli)."""
+# Overrides the sweep sets itself for every trial; as overrides they would be dropped without a word.
+SET_BY_SWEEP = {
+    "run.seed": "the sweep's `seed` key",
+    "run.output_dir": "output_dir (--output-dir)",
+    "run.tracking_uri": "tracking_uri (--tracking-uri)",
+    "run.experiment": "the sweep's `experiment` key",
+}
+# Base-config keys that do not change a trial's results: where things are written, how they are
+# named and how many CPU threads run them. A study may be reopened with other values of these.
+NOT_RESULTS = ("run.output_dir", "run.tracking_uri", "run.artifact_root", "run.experiment", "run.run_name")
+NOT_RESULTS += ("run.threads", "run.tags", "run.checkpoint_every", "run.rollout_samples")
 
 
 @dataclass(frozen=True)
@@ -58,16 +83,18 @@ class SweepConfig:
     overrides: dict[str, Any] = field(default_factory=dict)
     """Dotted training-config overrides applied to the profile for every trial, e.g. {run.steps: 200}."""
     output_dir: str = "runs/sweep"
-    """Folder of the trials' run directories, the figures and (by default) both stores."""
+    """Folder of the trials' run directories, the worker logs, the figures and (by default) the Optuna storage."""
     storage: str | None = None
     """Optuna RDB storage URL: sqlite:///path, postgresql://user@host/db, mysql+pymysql://... (null:
     sqlite:///<output_dir>/optuna.db)."""
     tracking_uri: str | None = None
-    """MLflow tracking URI (null: sqlite:///<output_dir>/mlflow.db)."""
+    """MLflow tracking URI (null: sqlite:///mlflow.db in the current folder, the store that harness train
+    and harness leaderboard use by default, so the leaderboard sees the sweep's trials)."""
     experiment: str = "ce-gppo-sweeps"
     """MLflow experiment of the parent and trial runs."""
-    workers: int = param(1, ge=1)
-    """Worker processes on this machine (each trains one trial at a time)."""
+    workers: int = param(1, ge=1, le=MAX_WORKERS)
+    """Worker processes on this machine (each trains one trial at a time); fewer are started when fewer
+    trials are left to run or the machine has fewer than workers / 4 CPU cores (a note says so)."""
     heartbeat_interval: int = param(30, ge=1)
     """Seconds between a running trial's heartbeats in the storage."""
     grace_period: int = param(120, ge=1)
@@ -75,21 +102,12 @@ class SweepConfig:
 
     def __post_init__(self):
         space = get_space(self.space)
+        if not self.study_name.strip():
+            raise ConfigError("study_name is empty; give the study a name (--study-name NAME)")
         if self.profile not in PROFILES:
             raise ConfigError(f"profile={self.profile!r} is not known; valid: {', '.join(PROFILES)}")
         if self.mode == "grid":
-            grid = self.search_grid()
-            unknown = sorted(set(grid) - set(space.keys))
-            if unknown:
-                raise ConfigError(f"grid: {', '.join(unknown)} not in space {self.space} ({', '.join(space.keys)})")
-            empty = [key for key, values in grid.items() if not values]
-            if not grid or empty:
-                raise ConfigError(f"grid is empty{' for ' + ', '.join(empty) if empty else ''}; give each key values")
-            for key, values in grid.items():
-                p = space.param(key)
-                outside = [v for v in values if not p.low <= v <= p.high]
-                if outside:
-                    raise ConfigError(f"grid {key}: {outside} outside the space's range [{p.low}, {p.high}]")
+            self._check_grid(space)
         else:
             if self.n_trials is None:
                 raise ConfigError("n_trials is required in sample mode (how many trials to sample)")
@@ -100,7 +118,54 @@ class SweepConfig:
                 )
         if self.objective == "accuracy_and_entropy" and self.pruner != "none":
             raise ConfigError("pruner: Optuna cannot prune a multi-objective study; use pruner: none")
-        self.base_train_config({}, self.seed)  # the base config must be valid on its own
+        self._check_overrides(space)
+        steps = self.base_train_config({}, self.seed).run.steps  # the base config must be valid on its own
+        if self.pruner != "none" and self.prune_every > steps:
+            raise ConfigError(
+                f"prune_every={self.prune_every} is more than run.steps={steps}: the {self.pruner} pruner would "
+                "never see a value; lower prune_every or use pruner: none"
+            )
+        if self.pruner != "none" and self.prune_warmup_steps >= steps:
+            raise ConfigError(
+                f"prune_warmup_steps={self.prune_warmup_steps} leaves no step of run.steps={steps} to prune at; "
+                "lower it or use pruner: none"
+            )
+
+    def _check_grid(self, space) -> None:
+        grid = self.grid if self.grid is not None else space.default_grid()
+        unknown = sorted(set(grid) - set(space.keys))
+        if unknown:
+            raise ConfigError(f"grid: {', '.join(unknown)} not in space {self.space} ({', '.join(space.keys)})")
+        empty = [key for key, values in grid.items() if not values]
+        if not grid or empty:
+            raise ConfigError(f"grid is empty{' for ' + ', '.join(empty) if empty else ''}; give each key values")
+        for key, values in grid.items():
+            check_grid_values(key, values)
+            p = space.param(key)
+            outside = [v for v in values if not p.low <= v <= p.high]
+            if outside:
+                raise ConfigError(f"grid {key}: {outside} outside the space's range [{p.low}, {p.high}]")
+
+    def _check_overrides(self, space) -> None:
+        """Refuse an override the sweep would replace without a word (see SET_BY_SWEEP)."""
+        overrides = flat_overrides(self.overrides)
+        name = overrides.get("loss.name", space.loss)
+        if name != space.loss:
+            raise ConfigError(
+                f"overrides: loss={name!r} conflicts with space {self.space}, whose trials train {space.loss}; "
+                f"choose a space that trains it ({', '.join(SPACES)}) or drop the override"
+            )
+        varied = list(self.search_grid()) if self.mode == "grid" else list(self.params or space.keys)
+        for key in overrides:
+            if key in varied:
+                raise ConfigError(f"overrides: {key} is what the sweep varies ({self.mode} mode); drop the override")
+            if key in SET_BY_SWEEP:
+                raise ConfigError(f"overrides: {key} is set by the sweep for every trial; use {SET_BY_SWEEP[key]}")
+        if self.pruner != "none" and overrides.get("run.eval_every", self.prune_every) != self.prune_every:
+            raise ConfigError(
+                f"overrides: run.eval_every={overrides['run.eval_every']} conflicts with prune_every="
+                f"{self.prune_every} (the pruner's checks are the evaluations); set prune_every instead"
+            )
 
     def search_grid(self) -> dict[str, list[float]]:
         if self.grid is not None:
@@ -120,15 +185,18 @@ class SweepConfig:
 
     @property
     def storage_url(self) -> str:
-        return self.storage or f"sqlite:///{Path(self.output_dir).resolve()}/optuna.db"
+        # percent-encoded: a '?', '#' or '%' in the folder's name stays part of the path
+        return self.storage or sqlite_url(Path(self.output_dir) / "optuna.db")
 
     @property
     def mlflow_uri(self) -> str:
-        return self.tracking_uri or f"sqlite:///{Path(self.output_dir).resolve()}/mlflow.db"
+        return self.tracking_uri or DEFAULT_TRACKING_URI
 
     def base_train_config(self, values: dict[str, Any], seed: int, output_dir: str | None = None) -> TrainConfig:
         """The training config of one trial seed: profile -> overrides -> the trial's values."""
-        layer = {**self.overrides, **values, "loss": get_space(self.space).loss, "run.seed": seed}
+        layer = {**flat_overrides(self.overrides), **values, "run.seed": seed}
+        layer.pop("loss.name", None)  # the space's loss (checked equal), given as the loss name below
+        layer["loss"] = get_space(self.space).loss
         layer["run.tracking_uri"] = self.mlflow_uri
         layer["run.experiment"] = self.experiment
         if output_dir is not None:
@@ -140,11 +208,52 @@ class SweepConfig:
         except ConfigError as error:
             raise ConfigError(f"sweep base config: {error}") from None
 
+    def base_fingerprint(self) -> tuple[str, dict[str, Any]]:
+        """(a short hash, the keys it covers) of the resolved base training config, leaving out the keys
+        that do not change results (NOT_RESULTS): what a study remembers of the trials' settings."""
+        flat = flatten(to_dict(self.base_train_config({}, self.seed)))
+        kept = {k: v for k, v in sorted(flat.items()) if not k.startswith(NOT_RESULTS)}
+        digest = hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        return digest, kept
+
+
+def check_grid_values(key: str, values: Any) -> None:
+    """Grid values are a list of distinct numbers: YAML's true / false would be trained as 1 and 0,
+    and a repeated value would train the same point twice."""
+    if not isinstance(values, (list, tuple)):
+        raise ConfigError(f"grid {key}: {values!r} is not a list of numbers; write [0, 0.5]")
+    seen = set()
+    for value in values:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            kind = "a boolean" if isinstance(value, bool) else type(value).__name__
+            raise ConfigError(f"grid {key}: {value!r} is {kind}, not a number; grid values are numbers such as 0.5")
+        number = float(value)
+        if number in seen:
+            raise ConfigError(f"grid {key}: {value!r} appears twice; give each value once")
+        if not math.isnan(number):
+            seen.add(number)
+
+
+def flat_overrides(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Dotted overrides with `loss: NAME` as loss.name and nested sections ({loss: {beta1: 0}}) flattened."""
+    flat: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if key == "loss" and not isinstance(value, dict):
+            flat["loss.name"] = value
+        elif isinstance(value, dict):
+            flat.update(flatten(value, f"{key}."))
+        else:
+            flat[key] = value
+    return flat
+
 
 def load_sweep_config(path: str | None, values: dict[str, Any], train_overrides: dict[str, Any]) -> SweepConfig:
     """The sweep file (or the defaults), then sweep flags, then dotted training overrides."""
     data = load_yaml(path) if path else {}
     data = {**data, **{k: v for k, v in values.items() if v is not None}}
+    if isinstance(data.get("grid"), dict):  # before the type check, whose message would not name the value
+        for key, grid_values in data["grid"].items():
+            check_grid_values(key, grid_values)
     if train_overrides:
         overrides = data.get("overrides") or {}
         if not isinstance(overrides, dict):

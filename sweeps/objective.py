@@ -9,7 +9,8 @@ Recorded on the trial (Optuna user attributes) and its MLflow run (metrics and t
 objective, the held-out accuracy before / after, every stability figure of
 `harness.summary.stability_figures` (mean over seeds), the training seconds, and the MLflow run
 id; a trial that raises or stops on non-finite losses is failed with its reason, a pruned one is
-marked pruned (Optuna state PRUNED, MLflow run KILLED with tag sweep.state=PRUNED).
+marked pruned (Optuna state PRUNED, MLflow run KILLED with tag sweep.state=PRUNED), an interrupted
+one (Ctrl-C, SIGTERM) ends its runs KILLED and is retried by the next command (`sweeps.recovery`).
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ def run_trial(config: SweepConfig, trial: optuna.Trial, parent_run_id: str, log=
             trial.set_user_attr("pruned_reason", pruned.reason)
             client.set_tag(trial_run, STATE_TAG, "PRUNED")
             raise optuna.TrialPruned(pruned.reason) from None
+        except SystemExit:  # Lightning's answer to Ctrl-C or SIGTERM: the runs end KILLED, the trial is retried
+            raise KeyboardInterrupt from None
         except Exception as error:  # a crash or a run stopped on non-finite losses: failed, study goes on
             reason = f"{type(error).__name__}: {error}"
             trial.set_user_attr("failure_reason", reason)

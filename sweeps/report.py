@@ -1,10 +1,13 @@
-"""What a sweep prints when it ends: the trial table, the best trial, and where everything is kept."""
+"""What a sweep prints when it ends: the trial table, the best trial, and where everything is kept.
+
+Store URLs appear with their password masked (the report is also trials.md and a parent-run artifact)."""
 
 from __future__ import annotations
 
 import optuna
 from optuna.trial import TrialState
 
+from harness.common.uris import redact
 from harness.summary import mlflow_ui_hint
 from sweeps.config import SweepConfig
 
@@ -35,9 +38,11 @@ def trial_rows(study: optuna.Study) -> tuple[list[str], list[list[str]]]:
     for t in trials:
         params = [f"{t.params[k]:.4g}" if k in t.params else "" for k in keys]
         figures = [fmt.format(t.user_attrs[key]) if key in t.user_attrs else "" for key, _, fmt in FIGURES]
-        note = t.user_attrs.get("failure_reason") or t.user_attrs.get("pruned_reason") or ""
-        if "failed_trial" in t.system_attrs:
-            note = f"retry of trial {t.system_attrs['failed_trial']}" + (f"; {note}" if note else "")
+        note = t.user_attrs.get("environment_failure") or t.user_attrs.get("failure_reason")
+        note = note or t.user_attrs.get("pruned_reason") or ""
+        history = t.system_attrs.get("retry_history") or [t.system_attrs.get("failed_trial")]
+        if history[-1] is not None:
+            note = f"retry of trial {history[-1]}" + (f"; {note}" if note else "")
         rows.append([str(t.number), t.state.name, *params, *figures, note[:60]])
     return header, rows
 
@@ -78,10 +83,10 @@ def sweep_report(study: optuna.Study, config: SweepConfig, parent_run_id: str, f
         format_table(header, rows),
         "trials: " + ", ".join(f"{n} {s.lower()}" for s, n in sorted(states.items())),
         *best_lines(study, config),
-        f"Optuna: study {config.study_name!r} in {config.storage_url}",
-        f"  dashboard: optuna-dashboard {config.storage_url}",
-        f"MLflow: parent run {parent_run_id} in experiment {config.experiment!r} at {config.mlflow_uri}",
-        f"  UI: {mlflow_ui_hint(config.mlflow_uri, None, parent_run_id)}",
+        f"Optuna: study {config.study_name!r} in {redact(config.storage_url)}",
+        f"  dashboard: optuna-dashboard {redact(config.storage_url)}",
+        f"MLflow: parent run {parent_run_id} in experiment {config.experiment!r} at {redact(config.mlflow_uri)}",
+        f"  UI: {redact(mlflow_ui_hint(config.mlflow_uri, None, parent_run_id))}",
     ]
     if figures:
         lines.append("figures: " + ", ".join(figures))

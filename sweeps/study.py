@@ -7,33 +7,38 @@ command on another machine against a PostgreSQL / MySQL URL) opens the same stud
 - grid mode: Optuna's GridSampler gives trial number i grid point i, so the first grid-size
   trials cover the grid with no point twice; a worker stops when finished + running trials
   reach the study's size;
-- a worker killed mid-trial stops sending heartbeats; after `grace_period` seconds another
-  worker (or the next start) fails that trial, closes its MLflow run as KILLED and retries it
-  once (Optuna's RetryHeartbeatStaleTrialCallback); a worker waits for such trials before it ends;
+- a trial failed by its environment (worker killed or interrupted, disk full) is retried, see
+  `sweeps.recovery`: at once when its worker on this machine is gone, after `grace_period`
+  seconds without a heartbeat for a worker elsewhere; a worker waits for such trials before it ends;
+- the study remembers its design (space, mode, objective, grid, seeds per trial and a hash of the
+  base training config): reopening it with another one is refused;
 - the MLflow parent run is found by its tags (study name, role "parent"), so all workers and
   restarts log their trials under one parent.
+
+The storage is checked before Optuna touches it: a database of someone else (an MLflow store) is
+refused read-only, and a server that does not answer fails in seconds (the drivers' timeouts and
+a deadline). Store URLs are shown and stored with their password masked.
 """
 
 from __future__ import annotations
 
-import os
-import socket
 import time
-from pathlib import Path
 
 import optuna
 from optuna.trial import TrialState
 
-from harness.common.errors import ConfigError, first_line
-from harness.tracking import (
-    RetryingClient,
-    check_store,
-    close_orphan,
-    get_or_create_experiment,
-    search_tagged,
-    tagged_runs,
-)
+from harness.common.errors import ConfigError, TrackingError, first_line
+from harness.common.stores import check_database, engine_timeouts, refuse_foreign_store
+from harness.common.uris import redact, sqlite_path
+from harness.tracking import RetryingClient, check_store, get_or_create_experiment, search_tagged
 from sweeps.config import SweepConfig
+from sweeps.recovery import EnvironmentFailure, close_dead_trial, fail_dead_trials, guarded, process_gone
+
+STORE_TIMEOUT_S = 5.0
+"""Seconds a storage server gets to answer the first connection (the check takes at most 3 x this)."""
+_CREATE_RACE = ("already exists", "duplicate key", "Duplicate entry", "UniqueViolation")
+ENGINE_TIMEOUT_S = 60.0
+"""The drivers' timeouts for the study's own connections (long enough for a row lock held by another worker)."""
 
 
 def quiet_optuna(verbose: bool = False) -> None:
@@ -46,42 +51,48 @@ def quiet_optuna(verbose: bool = False) -> None:
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
 
-def close_dead_trial(config: SweepConfig):
-    """The stale-trial callback: its MLflow run becomes KILLED, then the trial is retried once."""
-    retry = optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=1)
-
-    def callback(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
-        # The trial's run id is a user attribute once recorded; a worker killed between creating
-        # the run and recording its id leaves a RUNNING run found only by its tags (seed runs too).
-        client = RetryingClient(config.mlflow_uri)
-        tags = {"sweep.study": config.study_name, "sweep.trial": str(trial.number)}
-        runs = {run.info.run_id for run in tagged_runs(client, config.experiment, tags, status="RUNNING")}
-        runs.add(trial.user_attrs.get("mlflow_run_id"))
-        for run_id in sorted(runs - {None}):
-            close_orphan(config.mlflow_uri, run_id, "its sweep worker died (no heartbeat)")
-        retry(study, trial)
-
-    return callback
+def check_storage(config: SweepConfig) -> None:
+    """The storage can be reached (in seconds) and is not someone else's database; nothing is written
+    but the folder of a SQLite file."""
+    url, shown = config.storage_url, redact(config.storage_url)
+    db = sqlite_path(url)
+    if db is not None:
+        try:
+            db.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(f"--storage {shown} cannot be opened: {error.strerror or error}: {db.parent}") from None
+    refuse_foreign_store(url, "optuna", "--storage", STORE_TIMEOUT_S)  # read-only, before Optuna writes
+    if db is None:
+        try:
+            check_database(url, STORE_TIMEOUT_S)  # a silent server fails here in seconds, not minutes
+        except Exception as error:
+            raise ConfigError(f"--storage {shown} cannot be opened: {redact(first_line(error))}") from None
 
 
 def open_storage(config: SweepConfig) -> optuna.storages.RDBStorage:
-    """The study's RDB storage with heartbeats; a URL that cannot be opened is a ConfigError."""
+    """The study's RDB storage with heartbeats; a URL that cannot be opened is a one-line error."""
+    check_storage(config)
     url = config.storage_url
-    if url.startswith("sqlite:///"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    if sqlite_path(url) is not None:
         engine = {"connect_args": {"timeout": 60}}  # workers wait for the file lock instead of failing
     else:
-        engine = {"pool_pre_ping": True}
-    try:
-        return optuna.storages.RDBStorage(
-            url,
-            engine_kwargs=engine,
-            heartbeat_interval=config.heartbeat_interval,
-            grace_period=config.grace_period,
-            heartbeat_stale_trial_callback=close_dead_trial(config),
-        )
-    except Exception as error:  # bad scheme, unknown host, missing driver, refused connection
-        raise ConfigError(f"storage {url!r} cannot be opened: {first_line(error)}") from None
+        engine = {"pool_pre_ping": True, "connect_args": engine_timeouts(url, ENGINE_TIMEOUT_S)}
+    for attempt in range(3):
+        try:
+            return optuna.storages.RDBStorage(
+                url,
+                engine_kwargs=engine,
+                heartbeat_interval=config.heartbeat_interval,
+                grace_period=config.grace_period,
+                heartbeat_stale_trial_callback=close_dead_trial(config),
+            )
+        except Exception as error:  # bad scheme, unknown host, missing driver, refused connection
+            # Two commands started at once on a fresh database both create Optuna's tables; the
+            # loser's CREATE fails on the winner's: a second look finds them made.
+            if attempt < 2 and any(mark in str(error) for mark in _CREATE_RACE):
+                time.sleep(1.0)
+                continue
+            raise ConfigError(f"--storage {redact(url)} cannot be opened: {redact(first_line(error))}") from None
 
 
 def make_sampler(config: SweepConfig, worker: int) -> optuna.samplers.BaseSampler:
@@ -102,12 +113,39 @@ def make_pruner(config: SweepConfig) -> optuna.pruners.BasePruner:
     return optuna.pruners.NopPruner()
 
 
-def open_study(config: SweepConfig, worker: int = 0) -> optuna.Study:
-    """Create the study or load it (a resumed or shared one); refuse one with another design."""
-    directions = ["maximize"] if config.objective == "accuracy_gain" else ["maximize", "maximize"]
+def study_design(config: SweepConfig) -> tuple[dict, dict]:
+    """(what a study must keep across reopenings, the base config's result-changing keys)."""
+    digest, base = config.base_fingerprint()
     design = {"space": config.space, "mode": config.mode, "objective": config.objective}
     if config.mode == "grid":
         design["grid"] = config.search_grid()
+    design.update(seeds_per_trial=config.seeds_per_trial, base_config=digest)
+    return design, base
+
+
+def _differences(stored: dict, design: dict, stored_base: dict | None, base: dict) -> list[str]:
+    """Readable differences between a study's design and this sweep's, for the refusal."""
+    lines = [
+        f"{key} {stored[key]} (here {design[key]})"
+        for key in design
+        if key != "base_config" and key in stored and stored[key] != design[key]
+    ]
+    if stored.get("base_config", design["base_config"]) != design["base_config"]:
+        if stored_base is None:
+            lines.append("another base training config")
+        else:
+            changed = [k for k in sorted(set(stored_base) | set(base)) if stored_base.get(k) != base.get(k)]
+            lines += [f"{k} {stored_base.get(k, '(default)')} (here {base.get(k, '(default)')})" for k in changed[:8]]
+    return lines
+
+
+def open_study(config: SweepConfig, worker: int = 0) -> optuna.Study:
+    """Create the study or load it (a resumed or shared one); refuse one with another design.
+
+    A study created before seeds_per_trial and the base config were part of the design is checked
+    on what it stored and then given the rest."""
+    directions = ["maximize"] if config.objective == "accuracy_gain" else ["maximize", "maximize"]
+    design, base = study_design(config)
     study = optuna.create_study(
         study_name=config.study_name,
         storage=open_storage(config),
@@ -117,13 +155,16 @@ def open_study(config: SweepConfig, worker: int = 0) -> optuna.Study:
         load_if_exists=True,
     )
     stored = study.user_attrs.get("design")
-    if stored is None:
+    if stored is not None:
+        differences = _differences(stored, design, study.user_attrs.get("base_config"), base)
+        if differences:
+            raise ConfigError(
+                f"study {config.study_name!r} in {redact(config.storage_url)} was made by another sweep: "
+                f"{'; '.join(differences)}. Choose another --study-name or the same settings"
+            )
+    if stored != design:
         study.set_user_attr("design", design)
-    elif stored != design:
-        raise ConfigError(
-            f"study {config.study_name!r} in {config.storage_url} was created with {stored}; this sweep is "
-            f"{design}. Choose another --study-name or the same settings"
-        )
+        study.set_user_attr("base_config", base)
     if len(study.directions) != len(directions):
         raise ConfigError(
             f"study {config.study_name!r} has {len(study.directions)} objective(s); this sweep has {len(directions)}"
@@ -131,9 +172,26 @@ def open_study(config: SweepConfig, worker: int = 0) -> optuna.Study:
     return study
 
 
+def check_tracking(config: SweepConfig) -> None:
+    """The MLflow store is usable and is not the study's (or another library's) database."""
+    uri = config.mlflow_uri
+    same = sqlite_path(uri) is not None and sqlite_path(uri) == sqlite_path(config.storage_url)
+    if same or (sqlite_path(uri) is None and uri == config.storage_url):
+        raise ConfigError(
+            f"--tracking-uri and --storage are one database ({redact(uri)}); MLflow and Optuna each need their own"
+        )
+    if uri.split(":", 1)[0].split("+")[0] in ("sqlite", "postgresql", "mysql", "mssql"):
+        refuse_foreign_store(uri, "mlflow", "--tracking-uri", STORE_TIMEOUT_S)
+    try:
+        check_store(uri)
+    except TrackingError as error:
+        raise TrackingError(redact(str(error))) from None
+
+
 def parent_run(config: SweepConfig, study: optuna.Study) -> str:
-    """The study's MLflow parent run, created by whichever worker gets there first."""
-    check_store(config.mlflow_uri)
+    """The study's MLflow parent run, created by whichever worker gets there first; one that an earlier
+    command ended (KILLED, FAILED) is RUNNING again while this one works on the study."""
+    check_tracking(config)
     client = RetryingClient(config.mlflow_uri)
     from harness.tracking import artifact_root  # a database store's artifacts: beside the output folder
 
@@ -145,85 +203,77 @@ def parent_run(config: SweepConfig, study: optuna.Study) -> str:
         runs = search_tagged(
             client, [experiment], parent_tags, status=None, order_by=("attributes.start_time ASC",), max_results=5
         )
-        return runs[0].info.run_id if runs else None
+        return runs[0] if runs else None
 
-    run_id = oldest()
-    if run_id is None:
+    run = oldest()
+    if run is None:
         tags = {
             "sweep.study": config.study_name,
             "sweep.role": "parent",
             "mlflow.runName": config.study_name,
-            "sweep.storage": config.storage_url,
+            "sweep.storage": redact(config.storage_url),
         }
         mine = client.create_run(experiment, tags=tags).info.run_id
-        run_id = oldest()  # two workers may have raced: all keep the oldest, the others are dropped
-        if run_id != mine:
+        run = oldest()  # two workers may have raced: all keep the oldest, the others are dropped
+        if run.info.run_id != mine:
             client.delete_run(mine)
-    study.set_user_attr("mlflow_parent_run_id", run_id)
-    return run_id
+    elif run.info.status in ("KILLED", "FAILED"):
+        client.update_run(run.info.run_id, status="RUNNING")
+    study.set_user_attr("mlflow_parent_run_id", run.info.run_id)
+    return run.info.run_id
 
 
 def count_trials(study: optuna.Study) -> tuple[int, list[optuna.trial.FrozenTrial]]:
     """(trials that count as done, trials running or waiting). A failed trial that was retried
-    does not count: its retry does."""
+    does not count: its retry does (every trial of a retry chain is in its retry_history)."""
     trials = study.get_trials(deepcopy=False)
-    retried = {t.system_attrs["failed_trial"] for t in trials if "failed_trial" in t.system_attrs}
+    retried = {n for t in trials for n in t.system_attrs.get("retry_history", ())}
+    retried |= {t.system_attrs["failed_trial"] for t in trials if "failed_trial" in t.system_attrs}
     done = sum(1 for t in trials if t.state.is_finished() and t.number not in retried)
     pending = [t for t in trials if t.state in (TrialState.RUNNING, TrialState.WAITING)]
     return done, pending
 
 
-def stop_when_full(total: int):
-    """Optuna callback: stop this worker once finished + running trials fill the study."""
+def stop_when_full(total: int, failures: list[str]):
+    """Optuna callback: stop this worker once finished + running trials fill the study, or after a
+    trial failed for a reason outside it (the next trial would fail the same way)."""
 
     def callback(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
         done, pending = count_trials(study)
-        if done + len(pending) >= total:
+        if failures or done + len(pending) >= total:
             study.stop()
 
     return callback
 
 
 def run_worker(config: SweepConfig, objective, worker: int = 0, log=print) -> None:
-    """Take trials until the study is full; then wait for trials whose workers may have died."""
+    """Take trials until the study is full; then wait for trials of workers that may have died.
+    Raises EnvironmentFailure after a trial failed for a reason outside it."""
     study = open_study(config, worker)
     parent = parent_run(config, study)
     total = config.total_trials
+    failures: list[str] = []
     while True:
+        fail_dead_trials(study, config)  # trials of this machine's dead workers: retried at once
         done, pending = count_trials(study)
         if done >= total:
             return
         free = total - done - len(pending)
         if free > 0 or any(t.state == TrialState.WAITING for t in pending):
             study.optimize(
-                lambda trial: objective(config, _tagged(trial, worker), parent, log),
+                guarded(config, objective, worker, parent, log, failures),
                 n_trials=max(free, 1),
-                callbacks=[stop_when_full(total)],
+                callbacks=[stop_when_full(total, failures)],
                 catch=(Exception,),
                 gc_after_trial=False,
             )
+            if failures:
+                raise EnvironmentFailure(failures[0])
             continue
-        # The rest is running: in a live worker (it finishes it) or a dead one (its heartbeat stops;
-        # after grace_period it is failed and retried, here if nobody else takes it).
-        if all(_alive(study, t, config) for t in pending):
+        # The rest is running. A live worker of this machine finishes its trial. A trial of another
+        # machine (or of a process this one cannot see) is waited for: it finishes, or its heartbeat
+        # goes stale and it is failed and retried (here, if no other worker takes it).
+        if all(process_gone(t.user_attrs.get("worker_process")) is False for t in pending):
             return
         optuna.storages.fail_stale_trials(study)
         time.sleep(min(config.heartbeat_interval, 5))
-
-
-def _tagged(trial: optuna.Trial, worker: int) -> optuna.Trial:
-    trial.set_user_attr("worker", f"{socket.gethostname()}:{os.getpid()}:{worker}")
-    return trial
-
-
-def _alive(study: optuna.Study, trial: optuna.trial.FrozenTrial, config: SweepConfig) -> bool:
-    """A running trial is alive when its last heartbeat is at most two intervals old."""
-    if trial.state != TrialState.RUNNING:
-        return True
-    storage = getattr(study._storage, "_backend", study._storage)  # the RDB storage behind Optuna's cache
-    grace = storage.grace_period
-    storage.grace_period = 2 * config.heartbeat_interval  # ask the storage with a shorter grace
-    try:
-        return trial._trial_id not in storage._get_stale_trial_ids(study._study_id)
-    finally:
-        storage.grace_period = grace

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from harness.common.errors import ConfigError
+from harness.common.uris import DEFAULT_TRACKING_URI, sqlite_path
 from sweeps.config import load_sweep_config
 
 
@@ -15,7 +16,27 @@ def test_defaults_are_the_paper_grid_on_tiny(tmp_path):
     assert config.storage_url == f"sqlite:///{tmp_path.resolve()}/optuna.db"
     base = config.base_train_config({"loss.beta1": 0.25}, seed=3, output_dir=str(tmp_path / "t"))
     assert base.loss["name"] == "ce_gppo" and base.loss["beta1"] == 0.25 and base.run.seed == 3
-    assert base.run.steps == 5 and base.run.tracking_uri == f"sqlite:///{tmp_path.resolve()}/mlflow.db"
+    # the store harness train and harness leaderboard use by default: the leaderboard sees the trials
+    assert base.run.steps == 5 and base.run.tracking_uri == DEFAULT_TRACKING_URI == config.mlflow_uri
+
+
+def test_the_default_storage_stays_in_an_output_folder_named_with_query_characters(tmp_path):
+    config = load_sweep_config(None, {"output_dir": str(tmp_path / "q?x#y%z")}, {})
+    assert sqlite_path(config.storage_url) == tmp_path / "q?x#y%z" / "optuna.db"
+
+
+def test_a_loss_override_of_the_spaces_own_loss_and_its_parameters_are_kept():
+    config = load_sweep_config(None, {"grid": {"loss.beta1": [0]}}, {"loss": "ce_gppo", "loss.eps_low": 0.3})
+    assert config.base_train_config({}, 0).loss["eps_low"] == 0.3
+    nested = load_sweep_config(None, {"grid": {"loss.beta1": [0]}, "overrides": {"loss": {"beta2": 0.7}}}, {})
+    assert nested.base_train_config({}, 0).loss["beta2"] == 0.7  # a section is merged, not dropped
+
+
+def test_yaml_booleans_in_the_grid_are_refused(tmp_path):
+    path = tmp_path / "bool.yaml"
+    path.write_text("study_name: b\ngrid: {loss.beta1: [true, false]}\n")
+    with pytest.raises(ConfigError, match="grid loss.beta1: True is a boolean, not a number"):
+        load_sweep_config(str(path), {}, {})
 
 
 def test_another_space_trains_its_own_loss(tmp_path):
@@ -39,6 +60,20 @@ def test_another_space_trains_its_own_loss(tmp_path):
         ({"workers": 0}, "workers=0 is out of range"),
         ({"profile": "huge"}, "profile='huge' is not known"),
         ({"overrides": {"optim.lr": -1.0}}, "sweep base config: optim.lr=-1.0 is out of range"),
+        ({"grid": {"loss.beta1": [True, False]}}, "grid loss.beta1: True is a boolean, not a number"),
+        ({"grid": {"loss.beta1": [0.5, 0.5]}}, "grid loss.beta1: 0.5 appears twice"),
+        ({"grid": {"loss.beta1": [0.1, 1e-1]}}, "grid loss.beta1: 0.1 appears twice"),
+        ({"overrides": {"loss": "grpo"}}, "overrides: loss='grpo' conflicts with space ce_gppo"),
+        ({"overrides": {"loss": {"name": "grpo"}}}, "overrides: loss='grpo' conflicts with space ce_gppo"),
+        ({"overrides": {"loss.name": "dapo"}}, "overrides: loss='dapo' conflicts with space ce_gppo"),
+        ({"overrides": {"loss.beta1": 0.3}}, "overrides: loss.beta1 is what the sweep varies"),
+        ({"overrides": {"run.seed": 3}}, "overrides: run.seed is set by the sweep for every trial"),
+        ({"study_name": ""}, "study_name is empty"),
+        ({"study_name": "  "}, "study_name is empty"),
+        ({"workers": 1000000}, "workers=1000000 is out of range; allowed: >= 1 and <= 64"),
+        ({"pruner": "hyperband", "prune_every": 50, "overrides": {"run.steps": 2}}, "prune_every=50 is more than"),
+        ({"pruner": "median", "prune_every": 3, "overrides": {"run.steps": 2}}, "the median pruner would never"),
+        ({"pruner": "median", "prune_every": 1, "prune_warmup_steps": 2, "overrides": {"run.steps": 2}}, "no step"),
     ],
 )
 def test_bad_sweep_configs_are_one_line_errors(values, message):
@@ -52,10 +87,12 @@ def test_bad_sweep_configs_are_one_line_errors(values, message):
     [
         (["--config", "nope.yaml"], "config file not found"),
         (["--n-trials", "0"], "n_trials=0 is out of range"),
-        (["--storage", "garbage://x"], "storage 'garbage://x' cannot be opened"),
-        (["--storage", "postgresql://nobody@127.0.0.1:1/none"], "cannot be opened"),
+        (["--storage", "garbage://x"], "--storage garbage://x cannot be opened"),
+        (["--storage", "postgresql://nobody:pw@127.0.0.1:1/none"], "postgresql://nobody:***@127.0.0.1:1/none cannot"),
         (["--workers", "two"], "invalid int value"),
         (["--bogus.key", "1"], "unknown key 'bogus'"),
+        (["--loss", "grpo"], "overrides: loss='grpo' conflicts with space ce_gppo"),
+        (["--study-name", ""], "study_name is empty"),
     ],
 )
 def test_the_command_line_gives_one_line_errors(args, message, tmp_path):
@@ -68,6 +105,8 @@ def test_the_command_line_gives_one_line_errors(args, message, tmp_path):
     assert proc.returncode == 2, proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], proc.stderr[-2000:]
+    assert "pw@" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["s"])  # no store was created in the current folder
 
 
 def test_sweep_help_documents_every_key():

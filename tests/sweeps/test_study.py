@@ -1,24 +1,27 @@
-"""Sweeps end to end on the tiny profile with very short trials: MLflow nesting, pruned and failed
-trials, workers sharing one study (SQLite and PostgreSQL), and a killed study that resumes."""
+"""Sweeps end to end: MLflow nesting, pruned and failed trials on the tiny profile with very short
+trials; workers sharing one study (SQLite, and two sweeps at once on PostgreSQL) and the worker count
+with fake training (tests/sweeps/fake_worker.py). Kills and signals: test_signals.py."""
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
+from pathlib import Path
 
 import mlflow
 import optuna
 from optuna.trial import TrialState
 
-from harness.tracking import tagged_runs
+from harness.common.uris import sqlite_url
+from sweeps import cli
 from sweeps import objective as objective_module
 from sweeps import study as study_module
 from sweeps.cli import run_sweep
 from sweeps.config import load_sweep_config
 from sweeps.objective import run_trial
 from sweeps.study import run_worker
+
+HERE = Path(__file__).parent
 
 SHORT = {"run.steps": 3, "rollout.prompts_per_step": 4, "algo.mini_batches": 1, "run.checkpoint_every": 3}
 BETA1 = [0.0, 0.5, 1.0]
@@ -27,6 +30,7 @@ BETA1 = [0.0, 0.5, 1.0]
 def sweep_config(tmp_path, name, **values):
     grid = values.pop("grid", {"loss.beta1": BETA1, "loss.beta2": [1.0]})
     base = {"study_name": name, "grid": grid, "output_dir": str(tmp_path / name), **values}
+    base.setdefault("tracking_uri", sqlite_url(tmp_path / "mlflow.db"))
     return load_sweep_config(None, base, SHORT)
 
 
@@ -110,16 +114,21 @@ def test_a_pruned_and_a_failing_trial_are_recorded_and_the_study_finishes(tmp_pa
     assert pruned.info.status == "KILLED" and pruned.data.tags["sweep.state"] == "PRUNED"
 
 
-def sweep_command(config_file, *extra):
-    return [sys.executable, "-m", "harness.cli", "sweep", "--config", str(config_file), *extra]
+def fake_sweep(config_file, cwd):
+    """`harness sweep --config FILE` whose workers' training is a fake (no model): the command, workers,
+    Optuna and MLflow are real, a trial takes well under a second. The first trial waits for a second
+    worker's, so that two workers share the study."""
+    env = {**os.environ, "PYTHONPATH": str(HERE), "FAKE_TRAIN_BARRIER": "2"}
+    command = [sys.executable, str(HERE / "fake_sweep.py"), "sweep", "--config", str(config_file)]
+    return subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def write_config(tmp_path, name, **values):
     path = tmp_path / f"{name}.yaml"
     data = {
         "study_name": name,
-        "grid": {"loss.beta1": BETA1, "loss.beta2": [1.0]},
-        "overrides": SHORT,
+        "grid": {"loss.beta1": [0.0, 1.0], "loss.beta2": [0.5, 1.0]},
+        "overrides": {"run.steps": 2, "warmstart.steps": 0},
         "output_dir": str(tmp_path / name),
         **values,
     }
@@ -127,70 +136,56 @@ def write_config(tmp_path, name, **values):
     return path
 
 
-def test_a_killed_study_resumes_without_repeating_finished_trials(tmp_path):
-    path = write_config(tmp_path, "killed", heartbeat_interval=1, grace_period=3, overrides={**SHORT, "run.steps": 12})
-    config = load_sweep_config(str(path), {}, {})
-    proc = subprocess.Popen(
-        sweep_command(path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-    )
-    client = mlflow.MlflowClient(config.mlflow_uri)
-
-    def trial_runs(number, status):
-        tags = {"sweep.study": "killed", "sweep.trial": str(number)}
-        return tagged_runs(client, config.experiment, tags, status=status)
-
-    deadline = time.time() + 300
-    trials_dir = tmp_path / "killed" / "trials"
-    # One worker: trial 1's run folder appears once trial 0 is COMPLETE and trial 1's MLflow run is
-    # open; polling the folder (not the stores) kills it early in its training every time.
-    while not list(trials_dir.glob("trial0001-*")):
-        assert proc.poll() is None and time.time() < deadline, proc.stderr.read().decode()[-2000:]
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    again = subprocess.run(sweep_command(path), capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, again.stderr[-3000:]
-    trials = trials_of(config)
-    complete = [t for t in trials if t.state == TrialState.COMPLETE]
-    assert sorted(t.params["loss.beta1"] for t in complete) == BETA1  # every point once
-    dead = [t for t in trials if t.state == TrialState.FAIL]
-    assert len(dead) == 1 and any(t.system_attrs.get("failed_trial") == dead[0].number for t in complete)
-    runs_of_trial0 = list((tmp_path / "killed" / "trials").glob("trial0000-*"))
-    assert len(runs_of_trial0) == 1  # the finished trial was not trained again
-    # found by its tags whether or not the worker lived to record the run id on the trial
-    assert trial_runs(dead[0].number, "RUNNING") == [] and len(trial_runs(dead[0].number, "KILLED")) == 1
-    assert "retry of trial" in again.stdout
-
-
-def assert_grid_once_by_two_workers(config):
-    trials = trials_of(config)
+def assert_grid_once(config, workers):
+    trials = optuna.load_study(study_name=config.study_name, storage=config.storage_url).get_trials()
     assert len(trials) == 4 and {t.state for t in trials} == {TrialState.COMPLETE}
     points = [(t.params["loss.beta1"], t.params["loss.beta2"]) for t in trials]
     assert len(set(points)) == 4  # no parameter set twice
-    assert len({t.user_attrs["worker"] for t in trials}) == 2  # both workers trained
+    assert len({t.user_attrs["worker"] for t in trials}) == workers  # every worker trained
 
 
-def test_two_workers_on_one_sqlite_storage_cover_the_grid_once(tmp_path):
-    path = write_config(tmp_path, "pair", grid={"loss.beta1": [0.0, 1.0], "loss.beta2": [0.5, 1.0]}, workers=2)
-    proc = subprocess.run(sweep_command(path), capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert_grid_once_by_two_workers(load_sweep_config(str(path), {}, {}))
+def test_two_workers_on_one_sqlite_storage_cover_the_grid_once_in_the_default_store(tmp_path):
+    path = write_config(tmp_path, "pair", workers=2)
+    proc = fake_sweep(path, tmp_path)
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+    assert_grid_once(load_sweep_config(str(path), {}, {}), workers=2)
+    # harness train's and harness leaderboard's default store, in the folder the command ran in
+    assert (tmp_path / "mlflow.db").is_file() and "at sqlite:///mlflow.db" in out
 
 
-def test_two_workers_on_postgresql_with_an_mlflow_server_on_it(tmp_path, postgres_url, mlflow_server_postgres):
-    path = write_config(
-        tmp_path,
-        "pg",
-        grid={"loss.beta1": [0.0, 1.0], "loss.beta2": [0.5, 1.0]},
-        workers=2,
-        storage=postgres_url,
-        tracking_uri=mlflow_server_postgres,
-    )
-    proc = subprocess.run(sweep_command(path), capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+def test_two_sweeps_at_once_on_one_postgresql_study_with_an_mlflow_server_on_it(
+    tmp_path, postgres_url, mlflow_server_postgres
+):
+    path = write_config(tmp_path, "pg", storage=postgres_url, tracking_uri=mlflow_server_postgres)
+    first, second = fake_sweep(path, tmp_path), fake_sweep(path, tmp_path)
+    for proc in (first, second):
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-3000:]
     config = load_sweep_config(str(path), {}, {})
-    assert_grid_once_by_two_workers(config)
+    assert_grid_once(config, workers=2)
     client = mlflow.MlflowClient(mlflow_server_postgres)
     experiment = client.get_experiment_by_name(config.experiment).experiment_id
     parent = optuna.load_study(study_name="pg", storage=postgres_url).user_attrs["mlflow_parent_run_id"]
     assert len(children(client, experiment, parent)) == 4
+    assert client.get_run(parent).info.status == "FINISHED"
+    assert not [r for r in client.search_runs([experiment], "attributes.status = 'RUNNING'")]
+
+
+def test_more_workers_than_trials_start_one_per_trial(tmp_path, monkeypatch):
+    started = []
+    monkeypatch.setattr(cli, "start_workers", lambda config, count: started.append(count) or [])
+    config = load_sweep_config(
+        None,
+        {
+            "study_name": "many",
+            "grid": {"loss.beta1": [0.0, 1.0]},
+            "workers": 16,
+            "output_dir": str(tmp_path),
+            "tracking_uri": sqlite_url(tmp_path / "mlflow.db"),
+        },
+        {"run.steps": 2, "warmstart.steps": 0},
+    )
+    lines = []
+    run_sweep(config, log=lines.append)
+    assert started == [2] and "note: starting 2 worker(s), not 16: 2 trial(s) left to run" in lines

@@ -1,0 +1,12 @@
+"""`harness sweep` whose workers train with a fake (tests/sweeps/fake_worker.py): `python fake_sweep.py sweep ...`.
+
+Run it with this folder on PYTHONPATH, so that the worker processes find `fake_worker`."""
+
+import sys
+
+import harness.cli
+import sweeps.cli
+
+if __name__ == "__main__":
+    sweeps.cli.WORKER_MODULE = "fake_worker"
+    sys.exit(harness.cli.main())
