@@ -103,52 +103,52 @@ class Runner:
         KeyboardInterrupt while waiting stops everything (see the module docstring) and is re-raised."""
         queue, failures = deque(jobs), []
 
-        def worker() -> None:
-            while not self._stop.is_set():
-                with self._lock:
-                    if not queue:
+        def worker(finished: threading.Event) -> None:
+            try:
+                while not self._stop.is_set():
+                    with self._lock:
+                        if not queue:
+                            return
+                        key, job = queue.popleft()
+                    try:
+                        job()
+                    except Stopped:
                         return
-                    key, job = queue.popleft()
-                try:
-                    job()
-                except Stopped:
-                    return
-                except Exception as error:  # one job's failure never stops the others
-                    failures.append((key, error))
+                    except Exception as error:  # one job's failure never stops the others
+                        failures.append((key, error))
+            finally:
+                finished.set()
 
-        threads = [threading.Thread(target=worker, name=f"table1-worker-{i}", daemon=True) for i in range(self.workers)]
-        for thread in threads:
-            thread.start()
+        ends = [threading.Event() for _ in range(self.workers)]
+        for i, finished in enumerate(ends):
+            threading.Thread(target=worker, args=(finished,), name=f"table1-worker-{i}", daemon=True).start()
         try:
-            self._join(threads, deadline=None)
+            _wait(ends, deadline=None)
         except KeyboardInterrupt:
-            self.stop(threads)
+            self.stop(ends)
             raise
         return failures
 
-    def _join(self, threads: list[threading.Thread], deadline: float | None) -> None:
-        # join with a timeout: the main thread must come back to Python often for signals to run
-        for thread in threads:
-            while thread.is_alive() and (deadline is None or time.monotonic() < deadline):
-                thread.join(POLL_S)
-
-    def stop(self, threads: list[threading.Thread]) -> None:
+    def stop(self, ends: list[threading.Event]) -> None:
         """No new child; SIGTERM to the running ones, SIGKILL to what is left after GRACE_S (at once
-        on a second Ctrl-C); wait for the worker threads."""
+        on a second Ctrl-C); wait for the workers to end."""
         with self._lock:
             self._stop.set()
             children = list(self._children)
         for child in children:
             _signal(child, signal.SIGTERM, group=False)
+        if children:
+            self.log(f"stopping: {len(children)} running job(s) got SIGTERM; waiting up to {GRACE_S:.0f} s for them")
         try:
-            self._join(threads, deadline=time.monotonic() + GRACE_S)
+            _wait(ends, deadline=time.monotonic() + GRACE_S)
         except KeyboardInterrupt:
             pass  # a second Ctrl-C: no more patience
         with self._lock:
             children = list(self._children)
         for child in children:
+            self.log(f"stopping: pid {child.pid} did not end; SIGKILL")
             _signal(child, signal.SIGKILL, group=True)
-        self._join(threads, deadline=time.monotonic() + 5)
+        _wait(ends, deadline=time.monotonic() + 5)
 
     def call(self, what: str, argv: list[str], log: Path, env: dict[str, str]) -> None:
         """Run one child (`what`: train, eval) to its end with its output in `log`; JobFailed on a
@@ -205,6 +205,15 @@ class Runner:
                 raise Stopped
 
 
+def _wait(ends: list[threading.Event], deadline: float | None) -> None:
+    """Wait until every worker has set its event (or the deadline), looking up every POLL_S so that
+    the main thread handles signals. Not Thread.join: on Python 3.11 a KeyboardInterrupt inside join()
+    marks the thread as ended while it still runs, and its child would be killed without its grace."""
+    for finished in ends:
+        while not finished.is_set() and (deadline is None or time.monotonic() < deadline):
+            finished.wait(POLL_S)
+
+
 def _signal(child: subprocess.Popen, sig: int, group: bool) -> None:
     try:
         if group:  # the child leads its own session: its group holds its own children too
@@ -213,6 +222,9 @@ def _signal(child: subprocess.Popen, sig: int, group: bool) -> None:
             child.send_signal(sig)
     except (ProcessLookupError, PermissionError):
         pass  # already gone
+
+
+KIND_NAMES = {"train": "a training", "eval": "an evaluation"}
 
 
 class Progress:
@@ -233,7 +245,7 @@ class Progress:
         seconds = 0.0
         for kind, left in self.left.items():
             if left and not self.durations[kind]:
-                return f"the time left is known once a {kind} job has finished"
+                return f"the time left is known once {KIND_NAMES.get(kind, kind)} has finished"
             if left:
                 seconds += left * sum(self.durations[kind]) / len(self.durations[kind])
         return f"about {seconds / self.workers / 60:.0f} min left"

@@ -22,8 +22,6 @@ in it never shows in `ps`; what is printed or written here shows it masked.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import json
 import os
@@ -38,12 +36,11 @@ from harness.common.errors import ConfigError, first_line
 from harness.common.files import atomic_write_text
 from harness.common.uris import redact
 from harness.config import build_config, to_dict
-from harness.models import cache_dir
 from harness.reports.child import URI_ENV
+from harness.reports.folder import output_folder
 from harness.reports.jobs import JobFailed, Progress, Runner, Stopped, new_log
 from harness.reports.plan import EVAL_EXPERIMENT, TABLE_PROFILES, TRAIN_EXPERIMENT, Row, TableProfile, config_hash
 from harness.schema import EvalConfig, TrainConfig, load_train_config
-from harness.tracking import RetryingClient, artifact_root, check_store, get_or_create_experiment, tagged_runs
 
 CHILD = [sys.executable, "-m", "harness.reports.child"]  # + train/eval and their flags
 IGNORED_IN_HASH = ("run.output_dir", "run.tracking_uri", "run.experiment", "run.run_name", "run.threads", "run.tags")
@@ -122,6 +119,7 @@ def eval_config(profile: TableProfile, job: Job, model: str, key: str, folder: P
 def base_model(profile: TableProfile) -> tuple[str, str]:
     """(the starting policy every row trains from, a hash of it): the warm-started model if the
     profile warm-starts (built here once, cached), else the profile's model."""
+    from harness.models import cache_dir
     from harness.tasks import build_task
     from harness.train import load_policy
     from harness.warmstart import warm_start_key
@@ -135,6 +133,8 @@ def base_model(profile: TableProfile) -> tuple[str, str]:
 
 
 def done(client, experiment: str, tags: dict[str, str]) -> bool:
+    from harness.tracking import tagged_runs
+
     return bool(tagged_runs(client, experiment, tags, max_results=1))
 
 
@@ -154,12 +154,15 @@ def job_configs(
 def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: str, logs: Path, runner, progress):
     """Train (unless the base row, or already in MLflow) and evaluate (unless already in MLflow); each
     child's output goes to a log file of its own in `logs`. JobFailed quotes the child's error."""
+    from harness.tracking import RetryingClient
+
     client = RetryingClient(uri)
     name, kind = f"{job.row.label} seed {job.seed}", "eval" if config is None else "train"
     progress.start(name)
     started, did, what = time.monotonic(), [], "failed"
     # the URI goes through the environment, not argv (see harness.reports.child)
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", URI_ENV: uri}
+    # PYTHONUNBUFFERED: the log shows a child's lines as they come, and keeps them if it is killed
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", URI_ENV: uri}
     folder = Path(evaluation.output_dir).parent
     try:
         if config is not None and not trained(client, job, config, folder, runner):
@@ -176,7 +179,8 @@ def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: s
         what = "stopped"
         raise
     finally:
-        progress.end(kind, name, time.monotonic() - started, what, timed=bool(did) and what != "failed")
+        timed = bool(did) and what not in ("failed", "stopped")  # only whole jobs predict the time left
+        progress.end(kind, name, time.monotonic() - started, what, timed=timed)
 
 
 def trained(client, job: Job, config: TrainConfig, folder: Path, runner) -> bool:
@@ -224,8 +228,6 @@ def reproduce(
 ) -> dict:
     """Run (or find) every job, then build the report; returns the report's file paths.
     `limit` evaluates the first N problems of each benchmark instead of the profile's number."""
-    from harness.reports.report import build_report
-
     if profile_name not in TABLE_PROFILES:
         raise ConfigError(f"--profile={profile_name!r} is not known; valid: {', '.join(TABLE_PROFILES)}")
     profile = TABLE_PROFILES[profile_name]
@@ -233,6 +235,10 @@ def reproduce(
         profile = replace(profile, limit=limit)
     root = Path(output_dir)
     with output_folder(root):  # a file, a read-only place, another table1: refused before anything runs
+        # imported only now: MLflow and Lightning take seconds, and a bad output folder is refused at once
+        from harness.reports.report import build_report
+        from harness.tracking import RetryingClient, artifact_root, check_store, get_or_create_experiment
+
         check_store(uri)
         client = RetryingClient(uri)
         for experiment in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
@@ -272,37 +278,3 @@ def reproduce(
 def _reason(error: BaseException) -> str:
     """Why a job left its row out, in one line, passwords masked."""
     return str(error) if isinstance(error, JobFailed) else redact(first_line(error))
-
-
-@contextlib.contextmanager
-def output_folder(root: Path):
-    """Hold `root` for this invocation: one-line ConfigError (exit 2) for a file in the way, a place
-    that cannot be written, or another live `harness table1` there (an flock on <root>/.table1.lock,
-    held until the end, like harness.run_dir's lock of a training folder)."""
-    from harness.run_dir import ensure_writable_folder
-
-    ensure_writable_folder(root, "--output-dir")
-    for sub in ("runs", "logs"):
-        ensure_writable_folder(root / sub, f"--output-dir's {sub} folder")
-    try:
-        handle = open(root / ".table1.lock", "a+")
-    except OSError as error:
-        raise ConfigError(f"cannot write to --output-dir={str(root)!r}: {error.strerror or error}") from None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        owner = handle.read().strip() or "unknown"
-        handle.close()
-        raise ConfigError(
-            f"--output-dir={str(root)!r} is in use by another harness table1 (pid {owner}); wait for it to end "
-            "or choose another --output-dir"
-        ) from None
-    try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        yield
-    finally:
-        handle.close()  # releases the lock

@@ -36,8 +36,10 @@ def record(**what):
     with open(os.environ["FAKE_RECORD"], "a") as sink:
         sink.write(json.dumps({"pid": os.getpid(), "kind": kind, "t": time.time(), **what}) + "\n")
 
-def stopped(signum, frame):
+def stopped(signum, frame):  # as harness train: close the run (taking a while), then exit
     record(event="sigterm")
+    time.sleep(float(rule.get("cleanup", 0)))
+    record(event="closed")
     sys.exit(143)
 
 signal.signal(signal.SIGTERM, stopped)
@@ -143,25 +145,29 @@ def test_a_failed_job_exits_1_naming_the_row_its_own_error_and_log(fake, monkeyp
         assert len({line.split(":")[0] for line in path.read_text().splitlines() if line.startswith("pid ")}) == 1
 
 
-def test_sigterm_stops_every_job_within_seconds_and_starts_none(fake, monkeypatch):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_sigterm_stops_every_job_within_seconds_and_starts_none(jobs, fake, monkeypatch):
     run, records = fake
-    monkeypatch.setenv("FAKE_CHILD", json.dumps({"sleep": 20}))
+    monkeypatch.setenv("FAKE_CHILD", json.dumps({"sleep": 20, "cleanup": 1.5}))
     sent = []
 
-    def terminate_when_two_run():
+    def terminate_when_all_run():
         deadline = time.time() + 60
-        while len([r for r in records() if r["event"] == "start"]) < 2 and time.time() < deadline:
+        while len([r for r in records() if r["event"] == "start"]) < jobs and time.time() < deadline:
             time.sleep(0.05)
         sent.append(time.time())
         os.kill(os.getpid(), signal.SIGTERM)
 
-    threading.Thread(target=terminate_when_two_run, daemon=True).start()
-    code, _, err = run()
+    threading.Thread(target=terminate_when_all_run, daemon=True).start()
+    code, out, err = run("--jobs", str(jobs))
     assert code == 130 and "run the same command again to continue" in err
     assert time.time() - sent[0] < 10
     starts = [r for r in records() if r["event"] == "start"]
-    assert len(starts) == 2 and all(r["t"] < sent[0] for r in starts)  # no job started after the signal
-    assert {r["pid"] for r in records() if r["event"] == "sigterm"} == {r["pid"] for r in starts}
+    assert len(starts) == jobs and all(r["t"] < sent[0] for r in starts)  # no job started after the signal
+    # each child got one SIGTERM and the time to close its run: none was SIGKILLed in the middle
+    assert sorted(r["pid"] for r in records() if r["event"] == "sigterm") == sorted(r["pid"] for r in starts)
+    assert sorted(r["pid"] for r in records() if r["event"] == "closed") == sorted(r["pid"] for r in starts)
+    assert "SIGKILL" not in out
     for pid in (r["pid"] for r in starts):
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)

@@ -1,0 +1,66 @@
+"""The output folder of `harness table1`, held for one invocation.
+
+    with output_folder(Path("runs/table1-tiny")):   # ConfigError (exit 2) before any job starts
+        ...                                          # runs/, logs/, the report
+
+A file in the way, a read-only place or a missing permission is refused in one line before any
+work (not job by job, later). Two invocations on one folder would run the same jobs twice and
+fight over each training's folder and over the report: the second is refused at once, naming the
+pid of the first (an flock on <folder>/.table1.lock, like harness.run_dir's lock of a training
+folder; the kernel drops it when the process ends, however it ends).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+from pathlib import Path
+
+from harness.common.errors import ConfigError
+
+
+@contextlib.contextmanager
+def output_folder(root: Path):
+    """Hold `root` for this invocation: one-line ConfigError (exit 2) for a file in the way, a place
+    that cannot be written, or another live `harness table1` there (an flock on <root>/.table1.lock,
+    held until the end, like harness.run_dir's lock of a training folder)."""
+    _writable_folder(root, "--output-dir")
+    for sub in ("runs", "logs"):  # every job writes there
+        _writable_folder(root / sub, f"the {sub} folder of --output-dir")
+    try:
+        handle = open(root / ".table1.lock", "a+")
+    except OSError as error:
+        raise ConfigError(f"cannot write to --output-dir={str(root)!r}: {error.strerror or error}") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        owner = handle.read().strip() or "unknown"
+        handle.close()
+        raise ConfigError(
+            f"--output-dir={str(root)!r} is in use by another harness table1 (pid {owner}); wait for it to end "
+            "or choose another --output-dir"
+        ) from None
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        yield
+    finally:
+        handle.close()  # releases the lock
+
+
+def _writable_folder(path: Path, what: str) -> None:
+    """A one-line ConfigError for a file in the way, a read-only place or a missing permission. (As
+    harness.run_dir.ensure_writable_folder, whose module imports Lightning: seconds before the answer.)"""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{what}={str(path)!r} is a file, not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):  # a read-only mount or a missing permission answers here
+            pass
+    except OSError as error:
+        raise ConfigError(f"cannot write to {what}={str(path)!r}: {error.strerror or error}") from None
