@@ -5,7 +5,7 @@
     failures = runner.run([(job, lambda: run_job(job, runner)), ...])   # [(job, exception)]
     runner.call("train", argv, new_log(logs, "GRPO-seed0-abc", "train"), env)  # in a job; JobFailed
 
-What it guarantees (tests/harness/reports/test_table1.py checks each):
+What it guarantees (tests/harness/reports/test_table1_jobs.py checks each):
 
 - Ctrl-C or SIGTERM (which the CLI turns into KeyboardInterrupt in the main thread, the one that
   waits in `run`): no child starts after it, every running child gets one SIGTERM (`harness train`
@@ -72,7 +72,8 @@ def error_line(log: Path, code: int) -> str:
     if found is None:
         starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
         after = [line for line in lines[starts[-1] + 1 :] if not line[:1].isspace()] if starts else []
-        found = after[0] if after else (lines[-1] if lines else f"exit status {code}, no output")
+        ended = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        found = after[0] if after else (lines[-1] if lines else f"{ended}, no output")
     return redact(found)[:300]
 
 

@@ -1,11 +1,25 @@
-"""harness.reports.report.collect on fabricated MLflow runs: only the runs of the expected settings count."""
+"""harness.reports.report on fabricated MLflow runs: only the runs of the expected settings count, and
+every row and seed without its runs is listed above the table with why."""
 
 import json
 
 import mlflow
+import pytest
 
 from harness.reports.plan import EVAL_EXPERIMENT, ROWS, TABLE_PROFILES, TRAIN_EXPERIMENT
-from harness.reports.report import collect
+from harness.reports.report import build_report, collect
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """(URI, client) of one SQLite store for the module: creating one costs seconds. Tests tell their
+    runs apart by their hashes."""
+    root = tmp_path_factory.mktemp("report_store")
+    uri = f"sqlite:///{root}/mlflow.db"
+    client = mlflow.MlflowClient(uri)
+    for name in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
+        client.create_experiment(name, artifact_location=str(root / "artifacts" / name))
+    return uri, client
 
 
 def log_run(client, experiment, tags, files, tmp_path):
@@ -33,11 +47,8 @@ def fabricate(client, tmp_path, tags, train_key, eval_key, correct, entropy):
     log_run(client, EVAL_EXPERIMENT, eval_tags, files, tmp_path)
 
 
-def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(tmp_path):
-    uri = f"sqlite:///{tmp_path}/mlflow.db"
-    client = mlflow.MlflowClient(uri)
-    for name in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
-        client.create_experiment(name, artifact_location=str(tmp_path / "artifacts" / name))
+def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(store, tmp_path):
+    uri, client = store
     grpo = next(r for r in ROWS if r.label == "GRPO")
     tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
     fabricate(client, tmp_path, tags, "steps600", "limit500", correct=3, entropy=0.4)  # the wanted run
@@ -57,3 +68,20 @@ def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(tmp_path):
     assert benchmarks == ["arith"]
     missing, _, _ = collect(TABLE_PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps100", "limit500")})
     assert missing == {}  # no run of these settings: the cell stays empty rather than borrowing one
+
+
+def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, tmp_path):
+    uri, client = store
+    rows = [r for r in ROWS if r.label in ("GRPO", "DAPO")]
+    tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
+    fabricate(client, tmp_path, tags, "grpo-k", "grpo-e", correct=2, entropy=0.5)
+    failed = {("DAPO", 0): "train failed: harness train: error: boom (log: logs/DAPO.train.log)"}
+    expected = {("GRPO", 0): ("grpo-k", "grpo-e"), ("DAPO", 0): ("dapo-k", "dapo-e")}
+    out = tmp_path / "out"
+    out.mkdir()
+    report = build_report(TABLE_PROFILES["tiny"], rows, [0], out, uri, expected, lambda line: None, failed)
+    assert report["missing"] == ["DAPO seed 0: " + failed["DAPO", 0]]
+    markdown = (out / "table1.md").read_text()
+    assert markdown.index("**Missing from this table**") < markdown.index("| GRPO | 1 |")  # seen before the table
+    assert "- DAPO seed 0: train failed: harness train: error: boom (log: logs/DAPO.train.log)" in markdown
+    assert "DAPO seed 0: train failed: harness train: error: boom" in (out / "table1.html").read_text()

@@ -266,3 +266,17 @@ def test_the_child_hands_the_uri_from_its_environment_to_the_command(command, mo
         assert parse_value(flag.removeprefix("--tracking-uri=")) == "postgresql://u:S3cret@db/x #1"
     else:
         assert flag == "--tracking-uri=postgresql://u:S3cret@db/x #1"
+
+
+def test_the_quoted_error_is_the_childs_error_line_or_its_exception(tmp_path):
+    from harness.reports.jobs import error_line
+
+    log = tmp_path / "x.log"
+    log.write_text(
+        "step 1\nTraceback (most recent call last):\n  File 'x'\n    f()\nValueError: bad at s://u:pw@h\nmore\n"
+    )
+    assert error_line(log, 1) == "ValueError: bad at s://u:***@h"  # the exception, not the last line
+    log.write_text("harness eval: error: --k=0 is out of range\nExiting\n")
+    assert error_line(log, 2) == "harness eval: error: --k=0 is out of range"
+    log.write_text("")
+    assert error_line(log, -9) == "killed by signal 9, no output"
