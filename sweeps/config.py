@@ -98,7 +98,8 @@ class SweepConfig:
     heartbeat_interval: int = param(30, ge=1)
     """Seconds between a running trial's heartbeats in the storage."""
     grace_period: int = param(120, ge=1)
-    """Seconds without a heartbeat after which a trial counts as dead; it is failed and retried once."""
+    """Seconds without a heartbeat after which a trial of another machine counts as dead; it is failed and
+    retried (a dead worker of this machine is recognised at once, by its process)."""
 
     def __post_init__(self):
         space = get_space(self.space)
