@@ -93,14 +93,25 @@ def load_yaml(path: str | Path) -> dict:
     return data
 
 
+_NULLS = ("null", "Null", "NULL", "~")
+
+
 def parse_value(text: str) -> Any:
-    """Turn a command-line string into a YAML scalar (0.5 -> float, true -> bool, null -> None)."""
+    """Turn a command-line string into a YAML scalar (0.5 -> float, true -> bool, null -> None).
+
+    Text stays exactly as typed unless it is quoted: a command line has no comments, and YAML would
+    cut a path at " #" (`run ☃ #1/ml flow.db`), read "#1" as null and trim surrounding spaces."""
     if not text.strip():
         return text  # an empty value typed on the command line stays an empty string, never null
     try:
-        return yaml.load(text, Loader=_YAMLLoader)
+        value = yaml.load(text, Loader=_YAMLLoader)
     except yaml.YAMLError:
         return text
+    if isinstance(value, str) and not text.lstrip().startswith(("'", '"')):
+        return text
+    if value is None and text.strip() not in _NULLS:
+        return text
+    return value
 
 
 def dotted_to_nested(overrides: dict[str, Any]) -> dict:

@@ -196,3 +196,15 @@ def test_a_text_mapping_takes_numbers_and_booleans_as_text():
     assert config.run.tags == {"seed": "1", "lr": "1e-05", "on": "True", "7": "x"}
     loss = load_train_config("tiny", None, {"loss.beta1": 0.75}).loss  # dict[str, Any]: values as they are
     assert loss["beta1"] == 0.75
+
+
+@pytest.mark.parametrize("typed", ["sqlite:////tmp/run ☃ #1/ml flow.db", "#1", " spaced ", "postgresql://u:p@db/x #1"])
+def test_command_line_text_is_kept_as_typed(typed):
+    """A command line has no comments: YAML would cut " #..." off a path, read "#1" as null."""
+    from harness.cli import split_dotted
+    from harness.config import parse_value
+
+    assert parse_value(typed) == typed
+    assert parse_value("'quoted #1'") == "quoted #1" and parse_value('"x"') == "x" and parse_value("~") is None
+    config = load_train_config("tiny", None, split_dotted(["--run.artifact_root", typed]))
+    assert config.run.artifact_root == typed
