@@ -29,7 +29,7 @@ import warnings
 from collections.abc import Callable
 
 from harness.common.errors import ConfigError, UserError
-from harness.common.uris import DEFAULT_TRACKING_URI
+from harness.common.uris import DEFAULT_TRACKING_URI, redact
 from harness.config import build_config, field_docs, help_rows, parse_value
 
 UNSET = object()  # an eval flag not given (None would hide an explicit empty value such as --suite "")
@@ -327,14 +327,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args, extra)
     except (UserError, FileNotFoundError, NotADirectoryError) as err:
-        print(f"harness {args.command}: error: {err}", file=sys.stderr)
+        # every message is masked once here, whoever wrote it: a store URL may carry a password
+        print(f"harness {args.command}: error: {redact(str(err))}", file=sys.stderr)
         return 2
     except OSError as err:
         if err.filename is None:  # not about a path the user chose: a real fault, keep the traceback
             raise
         # A file-system refusal on a named path (read-only, full, no permission, a file in the way):
         # the user's environment, not a bug. Runs were already closed as FAILED by their context.
-        print(f"harness {args.command}: error: cannot use {err.filename}: {err.strerror or err}", file=sys.stderr)
+        where, why = redact(str(err.filename)), redact(str(err.strerror or err))
+        print(f"harness {args.command}: error: cannot use {where}: {why}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"harness {args.command}: interrupted", file=sys.stderr)

@@ -20,7 +20,6 @@ import contextlib
 import fcntl
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,25 +27,17 @@ import yaml
 
 from harness.checkpoints import latest_intact_checkpoint
 from harness.common.errors import ConfigError
-from harness.common.files import atomic_file, atomic_write_text, remove_stale_temporaries
+from harness.common.files import (
+    atomic_file,
+    atomic_write_text,
+    ensure_file_places,
+    ensure_writable_folder,
+    remove_stale_temporaries,
+)
 from harness.common.uris import redact
 from harness.config import to_dict
 from harness.schema import RESUMABLE_KEYS, TrainConfig
 from harness.tracking import flatten
-
-
-def ensure_writable_folder(path: Path, what: str) -> None:
-    """Create `path` if needed and prove a file can be written in it (then removed); one-line
-    ConfigError naming `what` for a file in the way, a read-only place or a missing permission,
-    so that the refusal comes before any work, not at the first checkpoint."""
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"{what}={str(path)!r} is a file, not a directory")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):
-            pass
-    except OSError as error:
-        raise ConfigError(f"cannot write to {what}={str(path)!r}: {error.strerror or error}") from None
 
 
 def shown_config(config: TrainConfig) -> dict:
@@ -74,13 +65,6 @@ def naming(path: str | Path) -> Iterator[None]:
         if error.filename is not None:
             raise
         raise OSError(error.errno, error.strerror or str(error), str(path)) from error
-
-
-def ensure_file_places(paths: list[Path], what: str) -> None:
-    """One-line ConfigError when a folder (or anything but a file) sits where a file will be written."""
-    for path in paths:
-        if os.path.lexists(path) and not path.is_file():
-            raise ConfigError(f"{path} is not a file but {what} writes one there; move it away")
 
 
 class RunDirectory:

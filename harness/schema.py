@@ -61,6 +61,7 @@ RESUMABLE_KEYS = (
     "run.eval_max_new_tokens",
     "run.threads",
     "run.rollout_samples",
+    "run.artifact_root",  # an existing experiment keeps its location; a new one would take the new root
     "run.tags",
     "rollout.batch_size",
     "rollout.gpu_memory_utilization",

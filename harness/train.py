@@ -34,10 +34,11 @@ from harness.module import RLModule
 from harness.progress import RLProgress
 from harness.rollout import prompt_fits
 from harness.run_dir import RolloutLog, RunDirectory, naming, shown_config
+from harness.run_logger import RunLogger
 from harness.schema import TrainConfig
 from harness.summary import print_train_summary, train_summary
 from harness.tasks import build_task
-from harness.tracking import RunLogger, artifact_root, check_store, close_orphan, flatten
+from harness.tracking import artifact_root, check_store, close_orphan, flatten
 from harness.validation import ValidationCallback
 from harness.warmstart import load_or_warm_start
 

@@ -82,7 +82,7 @@ def sweep_command(args: argparse.Namespace, extra: list[str]) -> int:
 def check_output(config) -> None:
     """The output folder and its workers/ and trials/ folders are writable: checked before any store
     is touched or any run created, so that a refusal leaves nothing behind (nothing RUNNING)."""
-    from harness.run_dir import ensure_writable_folder
+    from harness.common.files import ensure_writable_folder
 
     output = Path(config.output_dir)
     ensure_writable_folder(output, "output_dir")

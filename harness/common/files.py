@@ -5,6 +5,7 @@
     atomic_write_text(path, text)
     with atomic_directory(folder) as tmp: model.save_pretrained(tmp)
     remove_stale_temporaries(folder)                                # what killed writers left behind
+    ensure_writable_folder(Path("runs/x"), "--output-dir")           # one-line ConfigError before any work
 
 Atomic writes go to a temporary sibling named ``.<name>.<pid>.<random>.tmp`` and are renamed over
 the target only when the write finished (rename is atomic on one filesystem), so a reader sees the
@@ -30,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from harness.common.errors import DataError
+from harness.common.errors import ConfigError, DataError
 
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
 
@@ -208,3 +209,24 @@ def remove_stale_temporaries(directory: str | Path) -> list[Path]:
             entry.unlink(missing_ok=True)
         removed.append(entry)
     return removed
+
+
+def ensure_writable_folder(path: Path, what: str) -> None:
+    """Create `path` if needed and prove a file can be written in it (then removed); one-line
+    ConfigError naming `what` for a file in the way, a read-only place or a missing permission,
+    so that the refusal comes before any work, not at the first checkpoint."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{what}={str(path)!r} is a file, not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        raise ConfigError(f"cannot write to {what}={str(path)!r}: {error.strerror or error}") from None
+
+
+def ensure_file_places(paths: list[Path], what: str) -> None:
+    """One-line ConfigError when a folder (or anything but a file) sits where a file will be written."""
+    for path in paths:
+        if os.path.lexists(path) and not path.is_file():
+            raise ConfigError(f"{path} is not a file but {what} writes one there; move it away")

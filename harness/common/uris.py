@@ -25,6 +25,10 @@ DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
 
 MASK = "***"
 
+HANDED_URI_ENV = "HARNESS_TABLE1_TRACKING_URI"
+"""Environment variable through which a command hands its child processes a tracking URI that may hold a
+password: argv is readable by every user of the machine (`ps`), a process's environment only by its owner."""
+
 # scheme://user:PASSWORD@ ... SQLAlchemy reads everything up to the last '@' of the authority as the
 # password (a '/' included); http(s) URLs end their authority at the first '/'.
 _DB_USERINFO = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s/@:]*:)(?P<secret>[^\s@]*)(?=@)")

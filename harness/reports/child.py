@@ -15,12 +15,12 @@ import json
 import os
 import sys
 
-URI_ENV = "HARNESS_TABLE1_TRACKING_URI"
+from harness.common.uris import HANDED_URI_ENV
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    uri = os.environ.pop(URI_ENV, None)
+    uri = os.environ.pop(HANDED_URI_ENV, None)
     if uri is not None:
         # `harness eval` reads each flag's value as YAML (a '#' would start a comment): a JSON string is
         # a YAML string that reads back exactly; `harness train --tracking-uri` takes the text as it is

@@ -15,10 +15,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 from pathlib import Path
 
 from harness.common.errors import ConfigError
+from harness.common.files import ensure_writable_folder
 
 
 @contextlib.contextmanager
@@ -26,9 +26,9 @@ def output_folder(root: Path):
     """Hold `root` for this invocation: one-line ConfigError (exit 2) for a file in the way, a place
     that cannot be written, or another live `harness table1` there (an flock on <root>/.table1.lock,
     held until the end, like harness.run_dir's lock of a training folder)."""
-    _writable_folder(root, "--output-dir")
+    ensure_writable_folder(root, "--output-dir")
     for sub in ("runs", "logs"):  # every job writes there
-        _writable_folder(root / sub, f"the {sub} folder of --output-dir")
+        ensure_writable_folder(root / sub, f"the {sub} folder of --output-dir")
     try:
         handle = open(root / ".table1.lock", "a+")
     except OSError as error:
@@ -51,16 +51,3 @@ def output_folder(root: Path):
         yield
     finally:
         handle.close()  # releases the lock
-
-
-def _writable_folder(path: Path, what: str) -> None:
-    """A one-line ConfigError for a file in the way, a read-only place or a missing permission. (As
-    harness.run_dir.ensure_writable_folder, whose module imports Lightning: seconds before the answer.)"""
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"{what}={str(path)!r} is a file, not a directory")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=path):  # a read-only mount or a missing permission answers here
-            pass
-    except OSError as error:
-        raise ConfigError(f"cannot write to {what}={str(path)!r}: {error.strerror or error}") from None

@@ -34,9 +34,8 @@ import yaml
 
 from harness.common.errors import ConfigError, first_line
 from harness.common.files import atomic_write_text
-from harness.common.uris import redact
+from harness.common.uris import HANDED_URI_ENV, redact
 from harness.config import build_config, to_dict
-from harness.reports.child import URI_ENV
 from harness.reports.folder import output_folder
 from harness.reports.jobs import JobFailed, Progress, Runner, Stopped, new_log
 from harness.reports.plan import EVAL_EXPERIMENT, TABLE_PROFILES, TRAIN_EXPERIMENT, Row, TableProfile, config_hash
@@ -162,7 +161,7 @@ def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: s
     started, did, what = time.monotonic(), [], "failed"
     # the URI goes through the environment, not argv (see harness.reports.child)
     # PYTHONUNBUFFERED: the log shows a child's lines as they come, and keeps them if it is killed
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", URI_ENV: uri}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", HANDED_URI_ENV: uri}
     folder = Path(evaluation.output_dir).parent
     try:
         if config is not None and not trained(client, job, config, folder, runner):

@@ -216,3 +216,21 @@ def test_a_read_only_place_is_refused_before_any_work(command, where, tmp_path):
     assert proc.returncode == 2, proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Read-only file system" in lines[0] and where in lines[0], proc.stderr[-2000:]
+
+
+def test_every_refusal_is_masked_whoever_wrote_it(monkeypatch, capsys):
+    """cli.main masks the password of any URL in a UserError or a path error, once for every command."""
+    from harness import cli
+    from harness.common.errors import ConfigError
+
+    def refuse(args, extra):
+        raise ConfigError("cannot reach mysql+pymysql://rel2u:S3cretPW42@127.0.0.1/db: refused")
+
+    def refuse_path(args, extra):
+        raise PermissionError(13, "Permission denied", "postgresql://u:S3cretPW42@h/x")
+
+    for command in (refuse, refuse_path):
+        monkeypatch.setitem(cli.COMMANDS, "models", command)
+        assert main(["models"]) == 2
+        err = capsys.readouterr().err
+        assert "S3cretPW42" not in err and ":***@" in err, err

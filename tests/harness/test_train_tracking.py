@@ -13,9 +13,10 @@ from harness.cli import main
 from harness.common.errors import TrackingError
 from harness.common.uris import sqlite_path, sqlite_url
 from harness.run_dir import RunDirectory
+from harness.run_logger import RunLogger
 from harness.schema import load_train_config
 from harness.summary import mlflow_ui_hint
-from harness.tracking import RetryingClient, RunLogger, artifact_root, check_store, get_or_create_experiment
+from harness.tracking import RetryingClient, artifact_root, check_store, get_or_create_experiment
 from harness.train import close_checkpointless_run
 
 PASSWORD = "S3cretPW42"

@@ -257,8 +257,8 @@ def test_a_password_in_the_tracking_uri_is_never_shown_written_or_in_argv(fake, 
 def test_the_child_hands_the_uri_from_its_environment_to_the_command(command, monkeypatch):
     got = []
     monkeypatch.setattr("harness.cli.main", lambda argv: got.append(argv) or 0)
-    monkeypatch.setenv(child.URI_ENV, "postgresql://u:S3cret@db/x #1")
-    assert child.main([command, "--k=1"]) == 0 and child.URI_ENV not in os.environ  # not inherited further
+    monkeypatch.setenv(child.HANDED_URI_ENV, "postgresql://u:S3cret@db/x #1")
+    assert child.main([command, "--k=1"]) == 0 and child.HANDED_URI_ENV not in os.environ  # not inherited further
     flag = got[0][-1]
     if command == "eval":  # read as YAML there: a JSON string reads back exactly
         from harness.config import parse_value
