@@ -43,7 +43,12 @@ def main() -> None:
         beta1 = [round(i / max(args.trials - 1, 1), 4) for i in range(args.trials)]
         config = load_sweep_config(
             None,
-            {"study_name": "bench", "grid": {"loss.beta1": beta1, "loss.beta2": [1.0]}, "output_dir": tmp},
+            {
+                "study_name": "bench",
+                "grid": {"loss.beta1": beta1, "loss.beta2": [1.0]},
+                "output_dir": tmp,
+                "tracking_uri": f"sqlite:///{tmp}/mlflow.db",  # the sweep's default is ./mlflow.db
+            },
             {"run.steps": args.steps, "run.checkpoint_every": args.steps},
         )
         started = time.monotonic()
