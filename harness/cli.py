@@ -22,13 +22,13 @@ import argparse
 import dataclasses
 import logging
 import os
-import signal
 import sys
 import typing
 import warnings
 from collections.abc import Callable
 
 from harness.common.errors import ConfigError, UserError
+from harness.common.processes import interrupt_on_sigterm
 from harness.common.uris import DEFAULT_TRACKING_URI, redact
 from harness.config import build_config, field_docs, help_rows, parse_value
 
@@ -314,16 +314,11 @@ def add_plugin_commands(commands, common: argparse.ArgumentParser) -> None:
         COMMANDS[entry.name] = entry.load()(commands, common)
 
 
-def _terminate_as_interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt  # SIGTERM ends a command the way Ctrl-C does: runs are closed as KILLED
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     quiet_libraries(args.verbose)
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _terminate_as_interrupt)
+    interrupt_on_sigterm()  # SIGTERM ends a command the way Ctrl-C does: runs are closed as KILLED
     try:
         return COMMANDS[args.command](args, extra)
     except (UserError, FileNotFoundError, NotADirectoryError) as err:

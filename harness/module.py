@@ -45,6 +45,7 @@ from algorithms import (
     kl_penalty,
 )
 from harness.backends import make_backend
+from harness.common.processes import raise_if_terminated
 from harness.logprobs import response_logprobs
 from harness.metrics import StepMetrics, add_clipped_lp_shares, quadrant_metrics
 from harness.rewards import MathReward
@@ -203,6 +204,7 @@ class RLModule(L.LightningModule):
 
     # ----------------------------------------------------------------- the RL step
     def training_step(self, batch: int, batch_idx: int) -> None:
+        raise_if_terminated()  # a SIGTERM whose KeyboardInterrupt was swallowed stops the run here
         step = self.current_epoch
         metrics = StepMetrics()
         t0 = time.perf_counter()
@@ -284,6 +286,7 @@ class RLModule(L.LightningModule):
         tokens = 0
         for _ in range(algo.ppo_epochs):
             for rows in minis:
+                raise_if_terminated()
                 loss_value, grad_norm, fresh_logp = self.one_update(
                     batch.rows(rows), None if old_logp is None else old_logp[rows], loss_fn, metrics
                 )

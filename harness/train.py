@@ -287,9 +287,9 @@ def train(
     except StopRun as stop:
         logger.terminate(stop.status, stop.reason)
         raise
-    except (KeyboardInterrupt, SystemExit):  # Lightning turns Ctrl-C and SIGTERM into SystemExit
+    except (KeyboardInterrupt, SystemExit):  # Lightning turns Ctrl-C and SIGTERM into SystemExit(1)
         logger.terminate("KILLED", "interrupted (Ctrl-C or SIGTERM)")
-        raise
+        raise KeyboardInterrupt from None  # the CLI says "interrupted" and exits 130, not 1 in silence
     except BaseException as error:
         logger.terminate("FAILED", f"{type(error).__name__}: {error}")
         raise

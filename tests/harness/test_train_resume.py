@@ -1,4 +1,4 @@
-"""kill -9 in the middle of training, then --resume: same MLflow run, steps continue, same data."""
+"""SIGTERM or kill -9 in the middle of training, then --resume: same MLflow run, steps continue, same data."""
 
 import json
 import os
@@ -14,7 +14,9 @@ import torch
 STEPS = 24  # tiny steps take a fraction of a second: enough of them that the kill lands mid-run
 
 
-def test_kill_then_resume(tmp_path, mlflow_server):
+def test_sigterm_then_resume(tmp_path, mlflow_server):
+    """SIGTERM (what table1 and sweeps send, and `kill`) ends the run KILLED with exit 130 and the line
+    "interrupted"; --resume continues the same MLflow run. (SIGKILL: test_killed_twice_...)"""
     out = tmp_path / "run"
     args = train_args(out, mlflow_server, STEPS, every=2)
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
@@ -24,10 +26,13 @@ def test_kill_then_resume(tmp_path, mlflow_server):
         assert proc.poll() is None, proc.stderr.read().decode()[-3000:]
         assert time.time() < deadline
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    os.kill(proc.pid, signal.SIGTERM)
+    stderr = proc.communicate(timeout=120)[1].decode()
+    assert proc.returncode == 130 and "harness train: interrupted" in stderr, stderr[-3000:]
     assert not (out / "summary.json").exists()
     run_id = json.loads((out / "run_state.json").read_text())["mlflow_run_id"]
+    client = mlflow.MlflowClient(mlflow_server)
+    assert client.get_run(run_id).info.status == "KILLED"
     done = torch.load(last, weights_only=False)["epoch"] + 1  # RL steps the checkpoint holds
 
     assert done < STEPS
@@ -38,7 +43,6 @@ def test_kill_then_resume(tmp_path, mlflow_server):
     assert [h["step"] for h in summary["history"]] == list(range(STEPS))
     assert summary["heldout_before"] is not None  # carried over from the first process
 
-    client = mlflow.MlflowClient(mlflow_server)
     steps = {m.step for m in client.get_metric_history(run_id, "reward_mean")}
     assert steps == set(range(STEPS))
     assert client.get_run(run_id).info.status == "FINISHED"

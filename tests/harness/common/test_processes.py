@@ -37,3 +37,31 @@ def test_child_ends_when_its_parent_is_killed():
     while _alive(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(child)
+
+
+SWALLOWED = """
+import os, signal
+from harness.common.processes import interrupt_on_sigterm, raise_if_terminated
+
+interrupt_on_sigterm()
+
+
+class SignalledWhileCollected:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here, inside __del__
+        sum(range(1000))
+
+
+SignalledWhileCollected()  # the KeyboardInterrupt raised inside __del__ is printed and dropped
+print("went on", flush=True)
+try:
+    raise_if_terminated()
+except KeyboardInterrupt:
+    print("raised again", flush=True)
+"""
+
+
+def test_a_sigterm_whose_interrupt_was_swallowed_is_raised_again():
+    proc = subprocess.run([sys.executable, "-c", SWALLOWED], capture_output=True, text=True, timeout=60)
+    assert "Exception ignored" in proc.stderr and "KeyboardInterrupt" in proc.stderr  # what Python does
+    assert proc.stdout.split() == ["went", "on", "raised", "again"]
