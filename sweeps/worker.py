@@ -8,7 +8,7 @@ shows in the process list.
 
 The first SIGTERM or Ctrl-C ends the current trial: its MLflow runs become KILLED and the trial
 FAIL with a waiting retry, which the same command runs next time (`sweeps.recovery`); further
-signals are ignored meanwhile, so that this bookkeeping is not cut short. Exit status: 0 done,
+signals are recorded but raise nothing, so that this bookkeeping is not cut short. Exit status: 0 done,
 3 stopped by a failure of the environment (full disk...), 130 interrupted.
 """
 
@@ -19,17 +19,33 @@ import signal
 import sys
 
 from harness.cli import quiet_libraries
+from harness.common.processes import interrupt_on_sigterm
 from harness.config import build_config
 
 ENVIRONMENT_EXIT = 3
 
 
-def _interrupt_once(signum, frame) -> None:
-    """Raise KeyboardInterrupt once; later SIGTERM / SIGINT (the parent's terminate, a second Ctrl-C)
-    are ignored while the trial records its end."""
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    raise KeyboardInterrupt
+def interrupt_once() -> None:
+    """SIGTERM and SIGINT raise KeyboardInterrupt once (recorded, so that training stops at its next step
+    even if Python swallowed the exception: harness.common.processes); later ones (the parent's
+    terminate, a second Ctrl-C) are recorded only, so that the trial's bookkeeping is not cut short."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    interrupt_on_sigterm()
+    record_and_raise = signal.getsignal(signal.SIGTERM)
+
+    def record_only(signum, frame) -> None:
+        try:
+            record_and_raise(signum, frame)
+        except KeyboardInterrupt:
+            pass
+
+    def first(signum, frame) -> None:
+        signal.signal(signal.SIGTERM, record_only)
+        signal.signal(signal.SIGINT, record_only)
+        record_and_raise(signum, frame)
+
+    signal.signal(signal.SIGTERM, first)
+    signal.signal(signal.SIGINT, first)
 
 
 def main() -> int:
@@ -41,8 +57,7 @@ def main() -> int:
     index = int(sys.argv[1])
     quiet_libraries(verbose=False)
     quiet_optuna()
-    signal.signal(signal.SIGTERM, _interrupt_once)
-    signal.signal(signal.SIGINT, _interrupt_once)
+    interrupt_once()
     config = build_config(SweepConfig, json.loads(sys.stdin.read()))
     try:
         run_worker(config, run_trial, index, log=lambda line: print(line, flush=True))

@@ -156,3 +156,24 @@ def test_workers_end_with_a_sigkilled_sweep_and_the_same_command_finishes(tmp_pa
     assert trial0.state == TrialState.FAIL  # the worker closed its trial itself
     assert [r.data.tags["sweep.role"] for r in runs_by_status(config)["KILLED"]] == ["trial"]
     rerun_once(config, monkeypatch)
+
+
+def test_a_worker_is_interrupted_once_and_records_later_signals(monkeypatch):
+    """The first SIGTERM ends the trial; the parent's terminate that follows must not cut short its bookkeeping."""
+    from harness.common import processes
+    from sweeps.worker import interrupt_once
+
+    monkeypatch.setattr(processes, "_received", [])  # this process's record, as it was after the test
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        interrupt_once()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the handler runs between bytecodes
+        os.kill(os.getpid(), signal.SIGTERM)  # recorded, raises nothing
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)
+        assert processes.termination_requested()
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
