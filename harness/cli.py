@@ -30,7 +30,7 @@ from collections.abc import Callable
 from harness.common.errors import ConfigError, UserError
 from harness.common.processes import interrupt_on_sigterm
 from harness.common.uris import DEFAULT_TRACKING_URI, redact
-from harness.config import build_config, field_docs, help_rows, parse_value
+from harness.dataclass_config import build_config, field_docs, help_rows, parse_value
 
 UNSET = object()  # an eval flag not given (None would hide an explicit empty value such as --suite "")
 # Lightning sets "lightning" and "lightning.pytorch" to INFO when it is imported (after this runs:

@@ -35,7 +35,7 @@ from harness.common.files import (
     remove_stale_temporaries,
 )
 from harness.common.uris import redact
-from harness.config import to_dict
+from harness.dataclass_config import to_dict
 from harness.schema import RESUMABLE_KEYS, TrainConfig
 from harness.tracking import flatten
 

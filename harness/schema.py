@@ -3,10 +3,11 @@
     config = load_train_config("tiny", "my.yaml", {"loss.beta1": 0.75})   # profile -> file -> flags
     config = build_config(EvalConfig, {"model": "runs/ce", "k": 4})
 
-Profiles live in `harness/configs/<name>.yaml`. Loading merges the layers, checks every key, type
-and range (`harness.config`) and builds the loss with `algorithms.get_loss`, so a bad value fails
-before any work starts. Choices that a registry defines (aggregation modes, KL estimators,
-schedule kinds, rollout backends) are taken from that registry, never copied.
+Profiles live in `harness/configs/<name>.yaml`. Loading merges the layers, checks every key,
+type and range (the machinery is `harness.dataclass_config`) and builds the loss with
+`algorithms.get_loss`, so a bad value fails before any work starts. Choices that a registry
+defines (aggregation modes, KL estimators, schedule kinds, rollout backends) are taken from that
+registry, never copied.
 
 The loss section holds the loss's name, its hyper-parameters and, next to its coefficients, an
 optional schedule of the ones it declares schedulable (CE-GPPO: beta1, beta2):
@@ -42,7 +43,7 @@ from algorithms import (
 from harness.backends import ROLLOUT_BACKENDS
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI
-from harness.config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml, param
+from harness.dataclass_config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml, param
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 PROFILES = ("tiny", "smol", "paper")

@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.config import field_docs, help_rows
+from harness.dataclass_config import field_docs, help_rows
 
 FLAGS = ("n_trials", "workers", "storage", "study_name", "output_dir", "tracking_uri")
 WORKER_MODULE = "sweeps.worker"

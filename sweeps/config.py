@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI, sqlite_url
-from harness.config import build_config, load_yaml, param, to_dict
+from harness.dataclass_config import build_config, load_yaml, param, to_dict
 from harness.schema import PROFILES, TrainConfig, load_train_config
 from harness.tracking import flatten
 from sweeps.spaces import SPACES, get_space

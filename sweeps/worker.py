@@ -20,7 +20,7 @@ import sys
 
 from harness.cli import quiet_libraries
 from harness.common.processes import interrupt_on_sigterm
-from harness.config import build_config
+from harness.dataclass_config import build_config
 
 ENVIRONMENT_EXIT = 3
 

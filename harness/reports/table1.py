@@ -35,7 +35,7 @@ import yaml
 from harness.common.errors import ConfigError, first_line
 from harness.common.files import atomic_write_text
 from harness.common.uris import HANDED_URI_ENV, redact
-from harness.config import build_config, to_dict
+from harness.dataclass_config import build_config, to_dict
 from harness.reports.folder import output_folder
 from harness.reports.jobs import JobFailed, Progress, Runner, Stopped, new_log
 from harness.reports.plan import EVAL_EXPERIMENT, TABLE_PROFILES, TRAIN_EXPERIMENT, Row, TableProfile, config_hash

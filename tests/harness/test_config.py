@@ -135,13 +135,13 @@ def test_every_float_spelling_is_a_float(spelling, tmp_path):
     "spelling, value", [(".5e3", 500.0), ("-.5", -0.5), ("+.5E+3", 500.0), ("5.", 5.0), ("1_000.5", 1000.5)]
 )
 def test_yaml_1_2_floats_read_as_floats(spelling, value):
-    from harness.config import parse_value
+    from harness.dataclass_config import parse_value
 
     assert parse_value(spelling) == value and isinstance(parse_value(spelling), float)
 
 
 def test_plain_words_and_integers_keep_their_types():
-    from harness.config import parse_value
+    from harness.dataclass_config import parse_value
 
     assert parse_value("1") == 1 and isinstance(parse_value("1"), int)
     assert parse_value("e5") == "e5" and parse_value("1e") == "1e" and parse_value("true") is True
@@ -179,7 +179,7 @@ def test_schedule_lives_next_to_the_betas_and_builds_a_beta_schedule():
 @pytest.mark.parametrize("tags", [{"a": {"b": 1}}, {"a": [1, 2]}, {"a": None}, {None: "x"}, {"a": {}}])
 def test_a_text_mapping_refuses_nested_values_and_null(tags):
     """dict[str, str] (MLflow tags): a mapping or list inside would be stored as a Python repr."""
-    from harness.config import build_config
+    from harness.dataclass_config import build_config
     from harness.schema import EvalConfig
 
     for build in (
@@ -202,7 +202,7 @@ def test_a_text_mapping_takes_numbers_and_booleans_as_text():
 def test_command_line_text_is_kept_as_typed(typed):
     """A command line has no comments: YAML would cut " #..." off a path, read "#1" as null."""
     from harness.cli import split_dotted
-    from harness.config import parse_value
+    from harness.dataclass_config import parse_value
 
     assert parse_value(typed) == typed
     assert parse_value("'quoted #1'") == "quoted #1" and parse_value('"x"') == "x" and parse_value("~") is None

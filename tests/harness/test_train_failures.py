@@ -11,7 +11,7 @@ import pytest
 from harness.checkpoints import damage
 from harness.cli import main
 from harness.common.errors import ConfigError
-from harness.config import build_config
+from harness.dataclass_config import build_config
 from harness.schema import EvalConfig, load_train_config
 from harness.tracking import FAILURE_TAG
 

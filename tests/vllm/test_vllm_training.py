@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("vllm")
 
-from harness.config import build_config  # noqa: E402
+from harness.dataclass_config import build_config  # noqa: E402
 from harness.evaluate import evaluate_model  # noqa: E402
 from harness.schema import EvalConfig, load_train_config  # noqa: E402
 from harness.train import train  # noqa: E402

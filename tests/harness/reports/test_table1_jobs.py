@@ -261,7 +261,7 @@ def test_the_child_hands_the_uri_from_its_environment_to_the_command(command, mo
     assert child.main([command, "--k=1"]) == 0 and child.HANDED_URI_ENV not in os.environ  # not inherited further
     flag = got[0][-1]
     if command == "eval":  # read as YAML there: a JSON string reads back exactly
-        from harness.config import parse_value
+        from harness.dataclass_config import parse_value
 
         assert parse_value(flag.removeprefix("--tracking-uri=")) == "postgresql://u:S3cret@db/x #1"
     else:

@@ -1,11 +1,13 @@
-"""Typed, validated configuration: frozen dataclasses loaded from YAML plus dotted overrides.
+"""The machinery of typed configs: frozen dataclasses built from YAML layers and dotted flags, checked.
 
-A config is a tree of frozen dataclasses. Each field may carry bounds or choices (see `param`)
-and an attribute docstring (a string literal right below the field) that becomes its `--help`
-text. `build_config(cls, layers)` merges plain dicts (a profile, a YAML file, command-line
-overrides) in order, then checks every key, type and range before any work starts. Every
-problem raises `ConfigError` with a one-line message naming the key, the value and what is
-allowed; the CLI turns it into exit status 2 with no traceback.
+The configs themselves (training, evaluation, the profiles) are declared in `harness.schema`;
+the sweep file in `sweeps.config`. This module knows nothing of what they hold. A config is a
+tree of frozen dataclasses. Each field may carry bounds or choices (see `param`) and an
+attribute docstring (a string literal right below the field) that becomes its `--help` text.
+`build_config(cls, layers)` merges plain dicts (a profile, a YAML file, command-line overrides)
+in order, then checks every key, type and range before any work starts. Every problem raises
+`ConfigError` with a one-line message naming the key, the value and what is allowed; the CLI
+turns it into exit status 2 with no traceback.
 """
 
 from __future__ import annotations
