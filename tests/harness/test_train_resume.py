@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -10,6 +11,8 @@ import time
 import mlflow
 import pytest
 import torch
+
+from harness.cli import main
 
 STEPS = 24  # tiny steps take a fraction of a second: enough of them that the kill lands mid-run
 
@@ -48,23 +51,16 @@ def test_sigterm_then_resume(tmp_path, mlflow_server):
     assert client.get_run(run_id).info.status == "FINISHED"
 
 
-def test_resume_without_checkpoint_is_one_line_error(tmp_path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "harness.cli",
-            "train",
-            "--profile",
-            "tiny",
-            "--output-dir",
-            str(tmp_path / "x"),
-            "--resume",
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 2 and "no checkpoint" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+def harness(argv: list[str], capsys) -> tuple[int, str, str]:
+    """`harness ARGV` in this process (a python start-up costs seconds): (exit status, stdout, stderr)."""
+    code = main([str(arg) for arg in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_resume_without_checkpoint_is_one_line_error(tmp_path, capsys):
+    code, _, err = harness(["train", "--profile", "tiny", "--output-dir", tmp_path / "x", "--resume"], capsys)
+    assert code == 2 and "no checkpoint" in err and len(err.strip().splitlines()) == 1
 
 
 def train_args(out, uri, steps, every):
@@ -144,39 +140,46 @@ def test_killed_twice_past_a_checkpoint_every_step_is_recorded_once(tmp_path):
     assert not [p for p in out.rglob("*.tmp")]  # no temporary files left behind
 
 
-def test_killed_before_any_checkpoint_the_run_is_closed_as_killed(tmp_path):
+def test_killed_before_any_checkpoint_the_run_is_closed_as_killed(tmp_path, capsys):
     out, uri = tmp_path / "run", f"sqlite:///{tmp_path}/mlflow.db"
     args = train_args(out, uri, steps=40, every=100)
     start_and_kill(args, out, lambda o: (o / "run_state.json").is_file())
     orphan = json.loads((out / "run_state.json").read_text())["mlflow_run_id"]
-    resume = subprocess.run([*args, "--resume"], capture_output=True, text=True)
-    assert resume.returncode == 2 and "holds no checkpoint" in resume.stderr
-    assert "marked the earlier run" in resume.stdout  # a refused resume closes it too
+    code, stdout, err = harness([*args[3:], "--resume"], capsys)
+    assert code == 2 and "holds no checkpoint" in err
+    assert "marked the earlier run" in stdout  # a refused resume closes it too
     client = mlflow.MlflowClient(uri)
     assert client.get_run(orphan).info.status == "KILLED"
-    fresh = subprocess.run([*args[:-10], "--run.steps", "2", *args[-8:]], capture_output=True, text=True)
-    assert fresh.returncode == 0, fresh.stderr[-3000:]
+    code, _, err = harness([*args[3:-10], "--run.steps", "2", *args[-8:]], capsys)
+    assert code == 0, err[-3000:]
     new_run = json.loads((out / "run_state.json").read_text())["mlflow_run_id"]
     assert new_run != orphan and client.get_run(new_run).info.status == "FINISHED"
 
 
-def test_damaged_last_checkpoint_falls_back_to_the_intact_one_beside_it(tmp_path):
-    out, uri = tmp_path / "run", f"sqlite:///{tmp_path}/mlflow.db"
-    args = train_args(out, uri, steps=4, every=2)
-    assert subprocess.run(args, capture_output=True).returncode == 0
+def copy_of(finished_run, tmp_path) -> tuple:
+    """A copy of the module's finished 4-step run folder, tracked in the same store (a resume may
+    move the folder: run.output_dir is not part of what must match)."""
+    out, uri = finished_run
+    shutil.copytree(out, tmp_path / "run")
+    return tmp_path / "run", uri
+
+
+def test_damaged_last_checkpoint_falls_back_to_the_intact_one_beside_it(tmp_path, finished_run, capsys):
+    out, uri = copy_of(finished_run, tmp_path)
+    args = train_args(out, uri, steps=4, every=2)[3:]
     last = out / "checkpoints" / "last.ckpt"
     last.write_bytes(last.read_bytes()[: last.stat().st_size // 2])  # truncated by a full disk, say
-    resumed = subprocess.run([*args[:-10], "--run.steps", "6", *args[-8:], "--resume"], capture_output=True, text=True)
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    assert "last.ckpt is damaged (truncated or not a torch checkpoint); resuming from rl-step3.ckpt" in resumed.stdout
+    code, stdout, err = harness([*args[:-10], "--run.steps", "6", *args[-8:], "--resume"], capsys)
+    assert code == 0, err[-3000:]
+    assert "last.ckpt is damaged (truncated or not a torch checkpoint); resuming from rl-step3.ckpt" in stdout
     summary = json.loads((out / "summary.json").read_text())
     assert [h["step"] for h in summary["history"]] == list(range(6))
     for content in (b"", b"garbage" * 100):
         for ckpt in (out / "checkpoints").glob("*.ckpt"):
             ckpt.write_bytes(content)
-        broken = subprocess.run([*args, "--resume"], capture_output=True, text=True)
-        assert broken.returncode == 2 and "holds only damaged checkpoints" in broken.stderr
-        assert "Traceback" not in broken.stderr and "weights_only" not in broken.stderr
+        code, _, err = harness([*args, "--resume"], capsys)
+        assert code == 2 and "holds only damaged checkpoints" in err
+        assert "Traceback" not in err and "weights_only" not in err
 
 
 @pytest.mark.parametrize(
@@ -189,13 +192,14 @@ def test_damaged_last_checkpoint_falls_back_to_the_intact_one_beside_it(tmp_path
         (["--tracking-uri", "sqlite:///elsewhere.db"], "resume it with that --tracking-uri"),
     ],
 )
-def test_resume_refuses_another_run(change, message, tmp_path, finished_run):
+def test_resume_refuses_another_run(change, message, tmp_path, finished_run, capsys, monkeypatch):
     out, uri = finished_run
-    args = train_args(out, uri, steps=6, every=2)
+    args = train_args(out, uri, steps=6, every=2)[3:]
     before = (out / "summary.json").read_bytes()
-    proc = subprocess.run([*args, *change, "--resume"], capture_output=True, text=True, cwd=tmp_path)
-    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1
+    monkeypatch.chdir(tmp_path)
+    code, _, err = harness([*args, *change, "--resume"], capsys)
+    assert code == 2 and message in err, err
+    assert len(err.strip().splitlines()) == 1
     assert (out / "summary.json").read_bytes() == before  # nothing already written was touched
 
 
@@ -207,10 +211,9 @@ def finished_run(tmp_path_factory):
     return out, uri
 
 
-def test_killed_while_writing_the_final_model_resume_finishes_the_run(tmp_path):
-    out, uri = tmp_path / "run", f"sqlite:///{tmp_path}/mlflow.db"
-    args = train_args(out, uri, steps=4, every=2)
-    assert subprocess.run(args, capture_output=True).returncode == 0
+def test_killed_while_writing_the_final_model_resume_finishes_the_run(tmp_path, finished_run, capsys):
+    out, uri = copy_of(finished_run, tmp_path)
+    args = train_args(out, uri, steps=4, every=2)[3:]
     rollouts = (out / "rollouts.jsonl").read_text()
     # what a kill between the last checkpoint and the end leaves: no summary, a half model
     (out / "summary.json").unlink()
@@ -218,12 +221,12 @@ def test_killed_while_writing_the_final_model_resume_finishes_the_run(tmp_path):
         file.unlink()
     run_id = json.loads((out / "run_state.json").read_text())["mlflow_run_id"]
     mlflow.MlflowClient(uri).set_terminated(run_id, "KILLED")
-    resumed = subprocess.run([*args, "--resume"], capture_output=True, text=True)
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    code, _, err = harness([*args, "--resume"], capsys)
+    assert code == 0, err[-3000:]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "completed" and [h["step"] for h in summary["history"]] == [0, 1, 2, 3]
     assert (out / "model" / "config.json").is_file()
     assert (out / "rollouts.jsonl").read_text() == rollouts  # nothing lost, nothing repeated
     assert mlflow.MlflowClient(uri).get_run(run_id).info.status == "FINISHED"
-    again = subprocess.run([*args, "--resume"], capture_output=True, text=True)
-    assert again.returncode == 2 and "already holds 4 steps" in again.stderr
+    code, _, err = harness([*args, "--resume"], capsys)
+    assert code == 2 and "already holds 4 steps" in err

@@ -65,3 +65,33 @@ def test_a_sigterm_whose_interrupt_was_swallowed_is_raised_again():
     proc = subprocess.run([sys.executable, "-c", SWALLOWED], capture_output=True, text=True, timeout=60)
     assert "Exception ignored" in proc.stderr and "KeyboardInterrupt" in proc.stderr  # what Python does
     assert proc.stdout.split() == ["went", "on", "raised", "again"]
+
+
+def test_a_handled_termination_does_not_stop_the_next_command(monkeypatch):
+    """In a process that runs several commands (tests, callers of harness.cli.main), the record of a
+    SIGTERM belongs to the command it stopped: raised once, forgotten when the command ends."""
+    from harness.common import processes
+
+    monkeypatch.setattr(processes, "_received", [])
+    processes._received.append(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt):
+        processes.raise_if_terminated()
+    processes.raise_if_terminated()  # used up
+    processes._received.append(signal.SIGTERM)
+    processes.forget_termination()
+    processes.raise_if_terminated()
+
+
+def test_the_cli_forgets_the_termination_of_the_command_it_ends(monkeypatch, capsys):
+    from harness import cli
+    from harness.common import processes
+
+    monkeypatch.setattr(processes, "_received", [])
+
+    def stopped(args, extra):
+        processes._received.append(signal.SIGTERM)  # what the handler records before it raises
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli.COMMANDS, "models", stopped)
+    assert cli.main(["models"]) == 130
+    assert not processes.termination_requested()
