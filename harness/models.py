@@ -280,10 +280,16 @@ def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device:
 
 
 def parameter_count(name: str) -> int:
-    """Parameter count of a built-in, read from its cached weights' config when possible."""
+    """Parameter count of a built-in, from its config alone: the cached folder's, else (SmolLM2 not yet
+    de-quantised) the GGUF file's metadata, so that listing the models builds nothing."""
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    config = AutoConfig.from_pretrained(builtin_path(name))
+    cached = cache_dir() / name
+    if not (cached / "config.json").is_file() and name == "smollm2-135m-instruct":
+        gguf = smollm2_gguf_path()
+        config = AutoConfig.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    else:
+        config = AutoConfig.from_pretrained(builtin_path(name))
     with torch.device("meta"):
         model = AutoModelForCausalLM.from_config(config)
     return sum(p.numel() for p in model.parameters())

@@ -1,57 +1,13 @@
-"""`harness eval` end to end on CPU (tiny and SmolLM2), and validation during training."""
+"""`harness eval` end to end on CPU (the tiny model; SmolLM2 in test_smol_integration.py), and validation during
+training."""
 
 import json
 
-import mlflow
-import pytest
-
 from harness.cli import main
 
-MATH = ["aime24", "aime25", "hmmt25", "math500", "amc23"]
 
-
-# SmolLM2 generates ~60 tokens/s here: 2 problems per benchmark keep it to a real model's smoke test
-@pytest.mark.parametrize("model, new_tokens, limit", [("tiny", "48", 5), ("smollm2-135m-instruct", "24", 2)])
-def test_eval_math_suite_writes_results_and_tracks_them(model, new_tokens, limit, tmp_path, mlflow_server):
-    out = tmp_path / "eval"
-    code = main(
-        [
-            "eval",
-            "--model",
-            model,
-            "--suite",
-            "math",
-            "--k",
-            "2",
-            "--limit",
-            str(limit),
-            "--max-new-tokens",
-            new_tokens,
-            "--output-dir",
-            str(out),
-            "--tracking-uri",
-            mlflow_server,
-        ]
-    )
-    assert code == 0
-    results = json.loads((out / "results.json").read_text())
-    assert sorted(results["benchmarks"]) == sorted(MATH)
-    for bench in results["benchmarks"].values():
-        assert bench["num_problems"] == limit and bench["num_samples"] == 2 * limit
-        assert 0.0 <= bench["metrics"]["acc"]["avg@2"] <= 1.0
-    assert results["suite"]["benchmarks"] == MATH
-    samples = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
-    assert len(samples) == 5 * limit * 2
-    assert {"prompt", "completion", "reference", "correct"} <= set(samples[0])
-
-    client = mlflow.MlflowClient(mlflow_server)
-    runs = client.search_runs(
-        [client.get_experiment_by_name("ce-gppo-eval").experiment_id], filter_string=f"params.model = '{model}'"
-    )
-    assert runs, "the evaluation run is in MLflow"
-    assert any(key.startswith("eval/") for key in runs[0].data.metrics)
-    artifacts = {a.path for a in client.list_artifacts(runs[0].info.run_id, "eval")}
-    assert {"eval/results.json", "eval/samples.jsonl"} <= artifacts
+def test_eval_math_suite_writes_results_and_tracks_them(eval_math_suite, tmp_path, mlflow_server):
+    eval_math_suite("tiny", "48", 5, tmp_path, mlflow_server)  # SmolLM2: tests/harness/test_smol_integration.py
 
 
 def test_unknown_suite_is_one_line_error(capsys):
