@@ -33,13 +33,12 @@ that fails all the same (ENOSPC) raises an OSError naming the file; the previous
   Skipped rows have completion null and a "skipped" reason instead.
 """
 
-import contextlib
 import errno
 import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -48,7 +47,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from benchmarks.benchmark import Benchmark
 from benchmarks.metrics import avg_at_k, mean_pass_at_k, pass_k_values, suite_average
 from harness.common.errors import ConfigError
-from harness.common.files import atomic_file, atomic_write_text, remove_stale_temporaries
+from harness.common.files import atomic_file, atomic_write_text, naming, remove_stale_temporaries
 
 Sampler = Callable[[list[str], int], list[list[str]]]
 SKIPPED = "prompt longer than the model's context"
@@ -225,15 +224,15 @@ def evaluate(
                     benchmark, rows, prompts, sampler, k=k, chunk_size=chunk_size, prompt_fits=prompt_fits, bar=bar
                 )
                 results["benchmarks"][benchmark.name] = summary
-                with _naming(samples_path):
+                with naming(samples_path):
                     samples_file.write("".join(line + "\n" for line in lines))
-            with _naming(samples_path):  # a disk that filled up shows here, before results.json is replaced
+            with naming(samples_path):  # a disk that filled up shows here, before results.json is replaced
                 samples_file.flush()
                 os.fsync(samples_file.fileno())
             wall_s = time.monotonic() - started
             _finish(results, benchmarks, k=k, limit=limit, seed=seed, data_dir=data_dir, wall_s=wall_s)
             # Inside the samples file's block: a failure here also keeps the old samples.jsonl.
-            with _naming(results_path):
+            with naming(results_path):
                 atomic_write_text(results_path, json.dumps(results, indent=2))
             written = True
     except OSError as error:  # after `written`: flushing, syncing or renaming samples.jsonl failed
@@ -241,17 +240,6 @@ def evaluate(
             raise
         raise OSError(error.errno, error.strerror or str(error), str(samples_path)) from error
     return results
-
-
-@contextlib.contextmanager
-def _naming(path: Path) -> Iterator[None]:
-    """Name `path` in an OSError that names no file (a full disk's ENOSPC from write or fsync)."""
-    try:
-        yield
-    except OSError as error:
-        if error.filename is not None:
-            raise
-        raise OSError(error.errno, error.strerror or str(error), str(path)) from error
 
 
 def _finish(results: dict, benchmarks: list[Benchmark], *, k, limit, seed, data_dir, wall_s: float) -> None:

@@ -16,11 +16,8 @@ with the URI given on its command line.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
@@ -32,6 +29,8 @@ from harness.common.files import (
     atomic_write_text,
     ensure_file_places,
     ensure_writable_folder,
+    hold_lock,
+    naming,
     remove_stale_temporaries,
 )
 from harness.common.uris import redact
@@ -52,19 +51,6 @@ def _masked(tree):
     if isinstance(tree, list):
         return [_masked(value) for value in tree]
     return redact(tree) if isinstance(tree, str) else tree
-
-
-@contextlib.contextmanager
-def naming(path: str | Path) -> Iterator[None]:
-    """Name `path` (a file, folder or artifact URI) in an OSError that names no file: a full disk
-    (ENOSPC) raises one from write, flush or fsync, and the CLI reports an error in one line only
-    when it knows the path."""
-    try:
-        yield
-    except OSError as error:
-        if error.filename is not None:
-            raise
-        raise OSError(error.errno, error.strerror or str(error), str(path)) from error
 
 
 class RunDirectory:
@@ -88,24 +74,11 @@ class RunDirectory:
             ensure_writable_folder(self.model_dir, "the run's model folder")
         files = [self.state_file, self.config_file, self.rollouts_file, self.summary_file]
         ensure_file_places([*files, self.checkpoints / "last.ckpt"], "harness train")
-        try:
-            handle = open(self.path / ".lock", "a+")
-        except OSError as error:
-            raise ConfigError(f"cannot write to run.output_dir={str(self.path)!r}: {error.strerror}") from None
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            owner = handle.read().strip() or "another process"
-            handle.close()
-            raise ConfigError(
-                f"{self.path} is in use by another harness train (pid {owner}); wait for it or choose another "
-                "--output-dir"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
+        handle = hold_lock(
+            self.path / ".lock",
+            f"{self.path} is in use by another harness train (pid {{pid}}); wait for it or choose another --output-dir",
+            f"run.output_dir={str(self.path)!r}",
+        )
         self._lock = handle
         for folder in (self.path, self.checkpoints):
             remove_stale_temporaries(folder)

@@ -26,14 +26,14 @@ from lightning.pytorch.utilities import rank_zero_only
 from harness.backends import require_backend
 from harness.checkpoints import StreamingCheckpointIO, steps_in
 from harness.common.errors import ConfigError
-from harness.common.files import atomic_directory, atomic_write_text
+from harness.common.files import atomic_directory, atomic_write_text, naming
 from harness.common.uris import MASK, redact
 from harness.heldout import heldout_report
 from harness.models import cache_dir, check_causal_lm, load_model
 from harness.module import RLModule
 from harness.progress import RLProgress
 from harness.rollout import prompt_fits
-from harness.run_dir import RolloutLog, RunDirectory, naming, shown_config
+from harness.run_dir import RolloutLog, RunDirectory, shown_config
 from harness.run_logger import RunLogger
 from harness.schema import TrainConfig
 from harness.summary import print_train_summary, train_summary

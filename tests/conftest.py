@@ -16,6 +16,7 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 import urllib.request  # noqa: E402
 
@@ -124,3 +125,28 @@ def mlflow_server_postgres(tmp_path_factory, postgres_databases):
     proc, uri = start_mlflow_server(tmp_path_factory.mktemp("mlflow_pg"), postgres_databases())
     yield uri
     stop_mlflow_server(proc)
+
+
+# ---------------------------------------------------------------- a database server that never answers
+@pytest.fixture
+def silent_port():
+    """A local port that accepts connections and never answers (a hung database server)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held, stop = [], threading.Event()
+
+    def accept():
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join()
+    listener.close()

@@ -6,6 +6,8 @@
     with atomic_directory(folder) as tmp: model.save_pretrained(tmp)
     remove_stale_temporaries(folder)                                # what killed writers left behind
     ensure_writable_folder(Path("runs/x"), "--output-dir")           # one-line ConfigError before any work
+    with naming(path): sink.write(...)                              # a full disk's ENOSPC names `path`
+    lock = hold_lock(folder / ".lock", "{folder} is in use by pid {pid}")   # one owner at a time
 
 Atomic writes go to a temporary sibling named ``.<name>.<pid>.<random>.tmp`` and are renamed over
 the target only when the write finished (rename is atomic on one filesystem), so a reader sees the
@@ -21,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import decimal
 import errno
+import fcntl
 import json
 import math
 import os
@@ -230,3 +233,39 @@ def ensure_file_places(paths: list[Path], what: str) -> None:
     for path in paths:
         if os.path.lexists(path) and not path.is_file():
             raise ConfigError(f"{path} is not a file but {what} writes one there; move it away")
+
+
+@contextlib.contextmanager
+def naming(path: str | Path) -> Iterator[None]:
+    """Name `path` (a file, folder or artifact URI) in an OSError that names no file: a full disk
+    (ENOSPC) raises one from write, flush or fsync, and the CLI reports an error in one line only
+    when it knows the path."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is not None:
+            raise
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from error
+
+
+def hold_lock(lock_file: Path, busy: str, what: str) -> IO:
+    """Take the exclusive flock of `lock_file` for this process (the kernel drops it when the process
+    ends, however it ends) and write our pid into it; return the open handle, which holds the lock
+    until it is closed. A lock another live process holds is a one-line ConfigError: `busy` with
+    `{pid}` replaced by the holder's pid. A lock file that cannot be written names `what`."""
+    try:
+        handle = open(lock_file, "a+")
+    except OSError as error:
+        raise ConfigError(f"cannot write to {what}: {error.strerror or error}") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        owner = handle.read().strip() or "unknown"
+        handle.close()
+        raise ConfigError(busy.format(pid=owner)) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle

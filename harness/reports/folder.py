@@ -13,12 +13,9 @@ folder; the kernel drops it when the process ends, however it ends).
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 from pathlib import Path
 
-from harness.common.errors import ConfigError
-from harness.common.files import ensure_writable_folder
+from harness.common.files import ensure_writable_folder, hold_lock
 
 
 @contextlib.contextmanager
@@ -29,25 +26,13 @@ def output_folder(root: Path):
     ensure_writable_folder(root, "--output-dir")
     for sub in ("runs", "logs"):  # every job writes there
         ensure_writable_folder(root / sub, f"the {sub} folder of --output-dir")
+    handle = hold_lock(
+        root / ".table1.lock",
+        f"--output-dir={str(root)!r} is in use by another harness table1 (pid {{pid}}); wait for it to end or "
+        "choose another --output-dir",
+        f"--output-dir={str(root)!r}",
+    )
     try:
-        handle = open(root / ".table1.lock", "a+")
-    except OSError as error:
-        raise ConfigError(f"cannot write to --output-dir={str(root)!r}: {error.strerror or error}") from None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        owner = handle.read().strip() or "unknown"
-        handle.close()
-        raise ConfigError(
-            f"--output-dir={str(root)!r} is in use by another harness table1 (pid {owner}); wait for it to end "
-            "or choose another --output-dir"
-        ) from None
-    try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
         yield
     finally:
         handle.close()  # releases the lock

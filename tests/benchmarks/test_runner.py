@@ -366,6 +366,7 @@ def test_a_disk_that_fills_up_while_writing_names_the_file_and_keeps_the_old_fil
     failing, data_dir, tmp_path, monkeypatch
 ):
     """ENOSPC raised without a file name (as write and fsync raise it) comes out naming the file."""
+    import contextlib
     import errno
     import os
 
@@ -386,7 +387,7 @@ def test_a_disk_that_fills_up_while_writing_names_the_file_and_keeps_the_old_fil
             yield sink
 
     if failing == "write":
-        monkeypatch.setattr(runner, "atomic_file", runner.contextlib.contextmanager(samples_file_that_fills))
+        monkeypatch.setattr(runner, "atomic_file", contextlib.contextmanager(samples_file_that_fills))
     elif failing == "fsync":
         monkeypatch.setattr(os, "fsync", full)  # the last step of atomic_file: the samples file is the one left
     else:

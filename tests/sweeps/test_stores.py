@@ -3,8 +3,6 @@ any folder name, and a study that refuses another design; with fake training, in
 
 import hashlib
 import importlib.util
-import socket
-import threading
 import time
 from pathlib import Path
 
@@ -78,30 +76,6 @@ def test_one_database_for_both_stores_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="are one database"):
         cli.run_sweep(make_config(tmp_path, "both", storage=url, tracking_uri=url), log=lambda line: None)
     assert not (tmp_path / "both.db").exists()
-
-
-@pytest.fixture
-def silent_port():
-    """A local port that accepts connections and never answers (a hung database server)."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    held, stop = [], threading.Event()
-
-    def accept():
-        listener.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(listener.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield listener.getsockname()[1]
-    stop.set()
-    thread.join()
-    listener.close()
 
 
 @pytest.mark.timeout(90)
