@@ -22,6 +22,8 @@ import urllib.request  # noqa: E402
 
 import pytest  # noqa: E402
 
+from harness.common.processes import die_with_parent  # noqa: E402
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -97,7 +99,10 @@ def start_mlflow_server(root, backend_store_uri: str) -> tuple[subprocess.Popen,
         "1",
     ]
     log = open(root / "server.log", "w")
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+    # dies with the test process, however that ends (a killed pytest no longer leaves servers behind)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True, preexec_fn=die_with_parent()
+    )
     uri = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while True:
