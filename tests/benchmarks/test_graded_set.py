@@ -22,7 +22,7 @@ import pytest
 from benchmarks import get_benchmark
 from benchmarks.grading import check_batch
 
-GRADED_SET = Path(__file__).parent / "data" / "graded_set.jsonl"
+GRADED_SET = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "graded_set.jsonl"
 PROBE_KINDS = {"restatement", "truncation", "base", "interval", "equivalent", "near_miss", "split_boxes", "statement"}
 
 

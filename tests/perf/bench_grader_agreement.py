@@ -3,7 +3,7 @@
 Run: ``python tests/perf/bench_grader_agreement.py [--minerva-python PATH]`` (reads
 $HARNESS_BENCHMARK_DIR, else ../shared/benchmarks, for the MATH-500 problems the set names).
 
-Graders, each on the same (completion, reference) pairs of tests/benchmarks/data/graded_set.jsonl:
+Graders, each on the same (completion, reference) pairs of benchmarks/data/graded_set.jsonl:
 - ours, as training calls it (problem and truncation passed) and as evaluation calls it (problem);
 - plain math-verify: ``verify(parse("\\boxed{reference}"), parse(completion))``, default settings;
 - lm-eval ``hendrycks_math500``: its ``process_results`` (the text between the first and last ``$``,
@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-GRADED_SET = ROOT / "tests" / "benchmarks" / "data" / "graded_set.jsonl"
+GRADED_SET = ROOT / "benchmarks" / "data" / "graded_set.jsonl"
 sys.path.insert(0, str(ROOT))
 
 # Runs inside the minerva interpreter: reads [completion, reference] lines, writes [exact_match, math_verify].
