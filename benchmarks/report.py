@@ -5,11 +5,16 @@
     print(format_results(results, markdown=True))
 
 One row per benchmark: its primary metric, avg@k with the standard error across problems,
-pass@1 and pass@k when the metric is pass/fail, problems, samples, and samples skipped because
-the prompt did not fit the model's context. Scores are percentages with one decimal, as papers
-report them. The last row is the suite average (the unweighted mean of the primary avg@k, as
-results["suite"]["avg"]) with the totals of the count columns.
+the strict avg@k beside it when the benchmark is graded in both of the math grader's modes (the
+primary `acc` is the lenient verdict, the headline; `acc_strict` demands the worked-out form; "-"
+where a benchmark has one mode only), pass@1 and pass@k when the metric is pass/fail, problems,
+samples, and samples skipped because the prompt did not fit the model's context. Scores are
+percentages with one decimal, as papers report them. The last row is the suite average (the
+unweighted mean of the primary avg@k, as results["suite"]["avg"]; strict: "avg_strict") with the
+totals of the count columns.
 """
+
+STRICT_SUFFIX = "_strict"  # benchmarks.runner.strict_name: `acc` -> `acc_strict`
 
 _ABSENT = "-"
 
@@ -26,7 +31,12 @@ def _table(results: dict, align: bool) -> tuple[list[str], list[list[str]], list
     primaries = {name: summary["metrics"][summary["primary_metric"]] for name, summary in summaries.items()}
     # pass@1 and pass@k (one column when k is 1), only if some benchmark has them (pass/fail metrics).
     passes = [p for p in dict.fromkeys(("pass@1", f"pass@{k}")) if any(p in m for m in primaries.values())]
-    header = ["benchmark", "metric", f"avg@{k} ± se (%)", *(f"{p} (%)" for p in passes)]
+    stricts = {
+        name: summary["metrics"].get(summary["primary_metric"] + STRICT_SUFFIX) for name, summary in summaries.items()
+    }
+    with_strict = any(stricts.values())
+    header = ["benchmark", "metric", f"avg@{k} ± se (%)", *([f"strict avg@{k} (%)"] if with_strict else [])]
+    header += [f"{p} (%)" for p in passes]
     header += ["problems", "samples", "skipped"]
     means = {name: _percent(metric[f"avg@{k}"]) for name, metric in primaries.items()}
     errors = {name: _percent(metric["stderr"]) for name, metric in primaries.items()}
@@ -40,6 +50,7 @@ def _table(results: dict, align: bool) -> tuple[list[str], list[list[str]], list
                 name,
                 summary["primary_metric"],
                 f"{means[name].rjust(mean_width)} ± {errors[name].rjust(error_width)}",
+                *([_percent(stricts[name][f"avg@{k}"] if stricts[name] else None)] if with_strict else []),
                 *(_percent(metric.get(p)) for p in passes),
                 str(summary["num_problems"]),
                 str(summary["num_samples"]),
@@ -49,7 +60,8 @@ def _table(results: dict, align: bool) -> tuple[list[str], list[list[str]], list
     totals = [sum(int(row[column]) for row in rows) for column in range(len(header) - 3, len(header))]
     suite_mean = _percent(results["suite"]["avg"]).rjust(mean_width) + " " * (error_width + 3 if align else 0)
     count = f"{len(rows)} benchmark{'' if len(rows) == 1 else 's'}"
-    suite = ["suite mean", count, suite_mean, *("" for _ in passes)]
+    strict_mean = [_percent(results["suite"].get("avg_strict"))] if with_strict else []
+    suite = ["suite mean", count, suite_mean, *strict_mean, *("" for _ in passes)]
     return header, rows, suite + [str(total) for total in totals]
 
 

@@ -16,8 +16,9 @@ results.json and samples.jsonl as they were):
 
 - results.json: per benchmark and metric avg@k, its standard error, pass@j (primary metric,
   j = 1, 2, 4 ... k) and higher_is_better; num_problems, num_samples, num_skipped; the suite
-  average of the primary avg@k; settings; timing (sampling and grading seconds, grading's
-  share of wall time).
+  average of the primary avg@k, and `avg_strict` beside it (each benchmark's <primary>_strict
+  avg@k where it has one, else its primary: only math is graded in two modes); settings; timing
+  (sampling and grading seconds, grading's share of wall time).
 Before any sampling (after every benchmark's rows loaded) two limits are checked, each refused in
 one line: a benchmark may not ask for more than MAX_SAMPLES samples (k x problems: its
 completions, grades and samples.jsonl lines are held in memory together), and the disk must hold
@@ -27,6 +28,8 @@ that fails all the same (ENOSPC) raises an OSError naming the file; the previous
 
 - samples.jsonl: one line per completion: benchmark, id, sample, prompt, completion, extracted
   answer, reference, correct (primary metric > 0.5 — pass/fail for binary metrics), scores;
+  correct_strict beside correct for benchmarks graded in both of the math grader's modes (a metric
+  named <primary>_strict: `acc` lenient, the headline, and `acc_strict`);
   extraction_rule and graded_text: how a math answer was found ("boxed", "statement" or "whole",
   see benchmarks.math_answer) and the exact parts of the completion it was read from (every box of
   an answer split over several); null when there is no answer or the grader is not a math one.
@@ -143,6 +146,8 @@ def _sample_lines(benchmark: Benchmark, rows, prompts, completions, graded) -> l
                 "correct": scores[primary] > 0.5,
                 "scores": scores,
             }
+            if strict_name(primary) in scores:  # the math grader's strict verdict beside the lenient one
+                record["correct_strict"] = scores[strict_name(primary)] > 0.5
             if samples is not None:  # the math grader's `Extracted` knows; other graders' answers are null
                 record["extraction_rule"] = getattr(extracted, "rule", None)
                 record["graded_text"] = list(extracted.spans) if hasattr(extracted, "spans") else None
@@ -242,14 +247,27 @@ def evaluate(
     return results
 
 
+def strict_name(metric: str) -> str:
+    """The metric of the same samples graded in the math grader's strict mode (`acc` -> `acc_strict`)."""
+    return f"{metric}_strict"
+
+
+def strict_summary(summary: dict) -> dict:
+    """A benchmark's strict metric summary (its primary one where it is graded in one mode only)."""
+    metrics = summary["metrics"]
+    return metrics.get(strict_name(summary["primary_metric"]), metrics[summary["primary_metric"]])
+
+
 def _finish(results: dict, benchmarks: list[Benchmark], *, k, limit, seed, data_dir, wall_s: float) -> None:
-    """Add the suite average, settings and timing to `results`."""
+    """Add the suite averages, settings and timing to `results`."""
     summaries = results["benchmarks"].values()
     primary = [summary["metrics"][summary["primary_metric"]][f"avg@{k}"] for summary in summaries]
+    strict = [strict_summary(summary)[f"avg@{k}"] for summary in summaries]
     sampling_s = sum(summary["timing"]["sampling_s"] for summary in summaries)
     grading_s = sum(summary["timing"]["grading_s"] for summary in summaries)
     results["suite"] = {
         "avg": suite_average(primary) if primary else None,
+        "avg_strict": suite_average(strict) if strict else None,
         "metric": f"avg@{k}",
         "benchmarks": [b.name for b in benchmarks],
     }
@@ -269,7 +287,7 @@ def _finish(results: dict, benchmarks: list[Benchmark], *, k, limit, seed, data_
 
 def mlflow_metrics(results: dict) -> dict[str, float]:
     """Flat MLflow metric names: eval/<benchmark>/<metric>/avg_at_4, .../pass_at_1,
-    eval/<benchmark>/num_skipped, eval/suite_avg."""
+    eval/<benchmark>/num_skipped, eval/suite_avg, eval/suite_avg_strict."""
     flat = {}
     for name, summary in results["benchmarks"].items():
         for metric, values in summary["metrics"].items():
@@ -279,6 +297,8 @@ def mlflow_metrics(results: dict) -> dict[str, float]:
         flat[f"eval/{name}/num_skipped"] = float(summary["num_skipped"])
     if results["suite"]["avg"] is not None:
         flat["eval/suite_avg"] = float(results["suite"]["avg"])
+    if results["suite"].get("avg_strict") is not None:  # results.json files from before strict grading lack it
+        flat["eval/suite_avg_strict"] = float(results["suite"]["avg_strict"])
     for key in ("grading_s", "grading_share", "wall_s"):
         flat[f"eval/timing/{key}"] = float(results["timing"][key])
     return flat

@@ -67,6 +67,13 @@ class StepMetrics:
         self.totals["rollout_tokens"] += float(lengths.sum())
         self.maxima["rollout_seconds"] = seconds
 
+    def add_reward_check(self, checked: int, flagged: int, credited: int) -> None:
+        """The online reward check (harness.reward_check): of the completions checked, the share the
+        reward-hack detectors flag (reward_suspect_frac) and the share flagged yet rewarded as correct
+        (reward_suspect_credited_frac, a grader escape)."""
+        self.add_scalar("reward_suspect_frac", flagged, checked)
+        self.add_scalar("reward_suspect_credited_frac", credited, checked)
+
     def add_coefficients(self, coefficients: dict[str, float]) -> None:
         """The loss's schedulable coefficients at this step (CE-GPPO: beta1, beta2)."""
         self.maxima.update(coefficients)

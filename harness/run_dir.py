@@ -6,7 +6,8 @@
 
 Layout: `checkpoints/` (last.ckpt and the newest rl-step<N>.ckpt), `run_state.json` (the MLflow
 store and run id, so `--resume` continues the same run), `config.yaml` (the resolved config of
-the first start), `rollouts.jsonl` (a sample of each step's completions), `model/`,
+the first start), `rollouts.jsonl` (a sample of each step's completions), `reward_suspects.jsonl`
+(completions the online reward check flagged, see harness.reward_check), `model/`,
 `summary.json`, and `.lock`, held with flock by the process that owns the run (under DDP, rank 0).
 
 A password in the tracking URI is never written here: run_state.json, config.yaml and summary.json
@@ -60,6 +61,7 @@ class RunDirectory:
         self.state_file = self.path / "run_state.json"
         self.config_file = self.path / "config.yaml"
         self.rollouts_file = self.path / "rollouts.jsonl"
+        self.suspects_file = self.path / "reward_suspects.jsonl"
         self.summary_file = self.path / "summary.json"
         self.model_dir = self.path / "model"
         self._lock = None
@@ -72,7 +74,7 @@ class RunDirectory:
         ensure_writable_folder(self.checkpoints, "the run's checkpoints folder")
         if os.path.lexists(self.model_dir):  # written at the end, through a sibling: only what is in the way
             ensure_writable_folder(self.model_dir, "the run's model folder")
-        files = [self.state_file, self.config_file, self.rollouts_file, self.summary_file]
+        files = [self.state_file, self.config_file, self.rollouts_file, self.suspects_file, self.summary_file]
         ensure_file_places([*files, self.checkpoints / "last.ckpt"], "harness train")
         handle = hold_lock(
             self.path / ".lock",
