@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from benchmarks.math_check import (
     FALLBACKS,
     Extracted,
+    Verdict,
     check_in_main_thread,
     clip,
     extracted_answer,
@@ -60,7 +61,9 @@ __all__ = [
     "extract_answer",
     "grade_math",
     "grade_math_batch",
+    "grade_math_verdicts",
     "last_boxed_content",
+    "Verdict",
 ]
 
 
@@ -74,7 +77,7 @@ def _per_item(values, count: int, what: str) -> list:
     return values
 
 
-def check_batch(
+def grade_math_verdicts(
     completions: list[str],
     references: list[str | None],
     timeout_s: float = DEFAULT_TIMEOUT_S,
@@ -82,8 +85,8 @@ def check_batch(
     *,
     fallback: str = "statement",
     truncated: Sequence[bool] | None = None,
-) -> list[tuple[bool, Extracted | None]]:
-    """(correct, extracted) per completion, each under `timeout_s`, safe from any thread.
+) -> list[Verdict]:
+    """Both modes' verdicts per completion in one pass, each under `timeout_s`, safe from any thread.
 
     `problems[i]` is the question completion i answers (None: unknown); `truncated[i]` says that
     it was cut at its token limit; `fallback` is "statement" or "boxed" (module docstring)."""
@@ -112,15 +115,37 @@ def check_batch(
             (clip(completions[i]), reference_text(references[i]), problem_text(problems[i]), fallback, cut[i])
             for i in slow
         ]
-        for i, (correct, _) in zip(slow, check_in_subprocess(jobs, timeout_s)):
-            results[i] = correct, answers[i]  # the worker's verdict on the answer extracted here
+        for i, (lenient, strict, _, reason) in zip(slow, check_in_subprocess(jobs, timeout_s)):
+            results[i] = Verdict(lenient, strict, answers[i], reason)  # the answer extracted here
     return results
 
 
-def grade_math(completion: str, reference: str, problem: str | None = None) -> bool:
-    """True when the completion's final answer equals the reference and does not just restate
-    `problem` (see module docstring)."""
-    return check_batch([completion], [reference], problems=[problem])[0][0]
+def _mode(strict) -> bool:
+    if not isinstance(strict, bool):
+        raise ValueError(f"strict must be True or False, got {strict!r}")
+    return strict
+
+
+def check_batch(
+    completions: list[str],
+    references: list[str | None],
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    problems: Sequence[str | None] | None = None,
+    *,
+    fallback: str = "statement",
+    truncated: Sequence[bool] | None = None,
+    strict: bool = False,
+) -> list[tuple[bool, Extracted | None]]:
+    """(correct, extracted) per completion in one mode (`grade_math_verdicts` for both)."""
+    strict = _mode(strict)
+    verdicts = grade_math_verdicts(completions, references, timeout_s, problems, fallback=fallback, truncated=truncated)
+    return [(verdict.strict if strict else verdict.lenient, verdict.extracted) for verdict in verdicts]
+
+
+def grade_math(completion: str, reference: str, problem: str | None = None, *, strict: bool = False) -> bool:
+    """True when the completion's final answer is the reference's value and an answer, not the
+    question given back (and, with `strict`, worked out in the form asked for; module docstring)."""
+    return check_batch([completion], [reference], problems=[problem], strict=strict)[0][0]
 
 
 def grade_math_batch(
@@ -131,9 +156,12 @@ def grade_math_batch(
     *,
     fallback: str = "statement",
     truncated: Sequence[bool] | None = None,
+    strict: bool = False,
 ) -> list[bool]:
     """`grade_math` over pairs; in-process in the main thread, a worker process elsewhere."""
-    checked = check_batch(completions, references, timeout_s, problems, fallback=fallback, truncated=truncated)
+    checked = check_batch(
+        completions, references, timeout_s, problems, fallback=fallback, truncated=truncated, strict=strict
+    )
     return [correct for correct, _ in checked]
 
 

@@ -46,6 +46,8 @@ have no nested quantifiers; an answer text is at most ANSWER_TEXT_CHARS long.
 
 import re
 
+from benchmarks.math_hidden import retracted, visible
+
 FALLBACKS = ("statement", "boxed")
 MAX_BOXES = 8  # boxes joined into one answer at most
 GROUP_CHARS = 2_000  # the text before the last box searched for the other boxes of its answer
@@ -74,6 +76,12 @@ _WORD = re.compile(r"(?<!\\)(?<![A-Za-z])[A-Za-z]{2,}")  # a word, not a LaTeX c
 _TEXT_COMMAND = re.compile(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}")
 _SINGLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _LONG_INTEGER = re.compile(r"[+-]?\d+\.?")
+_SENTENCE_END = re.compile(r"(?<!\\)\.(?=\s)|\n")  # a full stop before a space (not "3.5"), or a new line
+_CHECK = re.compile(
+    r"\s*(?:\*\*)?(?:check(?:ing)?|verif(?:y|ication|ying)|sanity check|double[- ]check"
+    r"|let(?:'s| me| us) (?:check|verify)|indeed|this (?:checks out|is correct)|substituting back)\b",
+    re.IGNORECASE,
+)
 
 
 # A box: (where "\boxed" begins, where its content begins, where its content ends, after its closing
@@ -89,15 +97,16 @@ class Extracted(str):
 
     rule: str
     spans: tuple[str, ...]
+    end: int  # where the answer's text ends in the completion read (the last box's closing brace)
 
     def __reduce__(self):
-        return make_extracted, (str(self), self.rule, self.spans)
+        return make_extracted, (str(self), self.rule, self.spans, self.end)
 
 
-def make_extracted(answer: str, rule: str, spans: tuple[str, ...]) -> Extracted:
+def make_extracted(answer: str, rule: str, spans: tuple[str, ...], end: int = -1) -> Extracted:
     """An `Extracted` (built without a Python-level ``__new__``: this runs on every grading call)."""
     found = _new_str(Extracted, answer)
-    found.rule, found.spans = rule, spans
+    found.rule, found.spans, found.end = rule, spans, end
     return found
 
 
@@ -141,11 +150,26 @@ def last_box(text: str) -> Box | None:
     return max(_scan(text), default=None)  # tuples compare by their start first
 
 
-def _boxed(text: str) -> Extracted | None:
-    """Rule 1: the last box, with the boxes of the same answer right before it."""
+def _boxed(text: str, original: str | None = None) -> Extracted | None:
+    """Rule 1: the last box, with the boxes of the same answer right before it. `text` is what a
+    reader sees (`visible`); the answer and its spans are read off `original` (same positions)."""
     last = last_box(text)
     if last is None:
         return None
+    found = _boxed_group(text, last)
+    if original is not None and original is not text:
+        contents = [original[box[1] : box[2]].strip() for box in found]
+        found_text = ", ".join(content for content in contents if content)
+        return make_extracted(found_text, "boxed", tuple(original[box[0] : box[3]] for box in found), found[-1][3])
+    contents = [text[box[1] : box[2]].strip() for box in found]
+    if len(found) == 1:
+        return make_extracted(contents[0], "boxed", (text[last[0] : last[3]],), last[3])
+    answer = ", ".join(content for content in contents if content)
+    return make_extracted(answer, "boxed", tuple(text[box[0] : box[3]] for box in found), last[3])
+
+
+def _boxed_group(text: str, last: Box) -> list[Box]:
+    """The last box and the boxes of the same answer right before it, in order."""
     # Earlier boxes of the same answer lie in the GROUP_CHARS before it (a box that closes there also
     # opens there, or it is too long to be part of a split answer), each at most GAP_CHARS of
     # separators before the next; nearest first. Most completions have one box: when no closing
@@ -153,7 +177,7 @@ def _boxed(text: str) -> Extracted | None:
     offset = max(0, last[0] - GROUP_CHARS)
     brace = text.rfind("}", max(offset, last[0] - GAP_CHARS - 1), last[0])
     if brace < 0 or not _BOX_SEPARATOR.fullmatch(text, brace + 1, last[0]):
-        return make_extracted(text[last[1] : last[2]].strip(), "boxed", (text[last[0] : last[3]],))
+        return [last]
     group = [last]
     for box in sorted(_scan(text[offset : last[0]]), key=lambda box: box[3], reverse=True):
         box = tuple(position + offset for position in box)
@@ -162,9 +186,7 @@ def _boxed(text: str) -> Extracted | None:
             break
         group.append(box)
     group.reverse()
-    contents = [text[box[1] : box[2]].strip() for box in group]
-    answer = ", ".join(content for content in contents if content)
-    return make_extracted(answer, "boxed", tuple(text[box[0] : box[3]] for box in group))
+    return group
 
 
 def _balanced(text: str) -> bool:
@@ -210,8 +232,22 @@ def _statement(text: str) -> Extracted | None:
     closing = _CLOSING.search(rest)  # always matches, possibly empty
     answer = answer_text(rest[: closing.start()])
     if answer is None:
+        answer = _confirmed_answer(rest)
+    if answer is None:
         return None
     return make_extracted(answer, "statement", (text[last.start() :].strip(),))
+
+
+def _confirmed_answer(rest: str) -> str | None:
+    """The answer of "X. Check: <a check that confirms X>": a statement followed by a verification
+    that neither retracts it nor gives another answer."""
+    end = _SENTENCE_END.search(rest)
+    if end is None:
+        return None
+    check = rest[end.end() :]
+    if not _CHECK.match(check) or retracted(check) or last_box(check) is not None:
+        return None
+    return answer_text(rest[: end.start()])
 
 
 def _whole(text: str) -> Extracted | None:
@@ -247,7 +283,13 @@ def extract(text: str, fallback: str = "statement", truncated: bool = False) -> 
     """The answer of a completion by the rules above, or None when it gives none."""
     if fallback not in FALLBACKS:
         raise ValueError(f"unknown answer fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
-    found = _boxed(text)
-    if found is not None or fallback == "boxed" or truncated:
-        return found
-    return _statement(text) or _whole(text) or _conclusion(text)
+    seen = visible(text)  # hidden boxes and comments blanked, positions kept
+    if seen is not text:
+        found = _boxed(seen, text)
+    else:
+        found = _boxed(text)
+    if found is not None:
+        return None if retracted(text[found.end :]) else found
+    if fallback == "boxed" or truncated:
+        return None
+    return _statement(seen) or _whole(seen) or _conclusion(seen)

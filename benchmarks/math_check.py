@@ -8,23 +8,31 @@ path by thread and validates the batch.
     check_unbounded(completion, reference, problem)   # fast path, else the full check with no time limit
     check_in_main_thread(completion, reference, timeout_s, problem)  # the same under a wall-clock budget
 
-Each returns ``(correct, extracted)``: the answer as `benchmarks.math_answer.Extracted` (a str that
-also says which rule found it and the text it was read from), or None when the completion gives
-none; ``reference=None`` only extracts. Every function takes ``fallback`` ("statement" or "boxed")
-and ``truncated`` (the completion was cut at its token limit), which decide what counts as an
-answer (`benchmarks.math_answer`).
+Each returns a `Verdict`: ``lenient`` and ``strict`` (the two grading modes), the answer as
+`benchmarks.math_answer.Extracted` (a str that also says which rule found it and the text it was
+read from; None when the completion gives none, hides its box or retracts it) and the ``reason`` it
+was refused; ``reference=None`` only extracts. Every function takes ``fallback`` ("statement" or
+"boxed") and ``truncated`` (the completion was cut at its token limit), which decide what counts as
+an answer (`benchmarks.math_answer`, `benchmarks.math_hidden`).
 
-A completion's answer is correct when, in this order:
-1. (fast) answer and reference are integers with the same digits, or the answer is written exactly
-   as the reference (up to spaces);
-2. neither is a numeral with a base subscript, or the answer is the reference's numeral in the
-   reference's base (`benchmarks.math_form.base_verdict`);
-3. it is not refused (`benchmarks.math_form.refusal`): it does not restate an expression of the
-   problem, is not unevaluated where the reference is a value, leaves no arithmetic undone and is in
-   the form the problem asks for (a common fraction, a decimal, simplest radical form);
-4. math-verify finds it equal to the reference (numbers as numbers, order-free lists, intervals,
-   tuples, matrices, ``\\text{}``, units and degrees normalised away); an inequality in one variable
-   answers an interval (``x > 2`` for ``(2,\\infty)``, ``3 < \\lambda \\le 4`` for ``(3,4]``).
+A completion's answer is judged in this order:
+1. (fast) answer and reference are integers: right in both modes when the digits are the same;
+   an answer written exactly as the reference (up to spaces) is right in both modes;
+2. it is rewritten as a careful reader reads it (`benchmarks.math_normal`: thousands separators,
+   bold, spacing, currency, a multiple-choice letter and its value, ``\\pm`` for two roots), then
+   step 1 again;
+3. a numeral with a base subscript must be the reference's numeral in the reference's base
+   (`benchmarks.math_form.base_verdict`), in both modes;
+4. a non-answer is refused in both modes (`benchmarks.math_nonanswer`): numbers side by side, a
+   hedge, a false equation, the problem's expression given back token for token, a power too large
+   to evaluate;
+5. math-verify must find it equal to the reference (`benchmarks.math_values`; numbers as numbers,
+   order-free lists, intervals, tuples, matrices, ``\text{}``, units and degrees normalised away; an
+   inequality in one variable answers an interval); else wrong in both modes;
+6. an answer equal to the reference that is the problem's expression in another form (by value and
+   form) is refused in both modes; what remains is right in the lenient mode;
+7. strict mode also demands the worked-out form and the form the question asks for
+   (`benchmarks.math_strict`).
 
 Inputs: a completion that is not a string is no answer, ``(False, None)``. A numeric reference
 (``5``, ``0.5``) is read as ``str(reference)``; any other non-string reference, an empty one or one
@@ -41,24 +49,24 @@ Bounds, so that every call ends within its budget whatever the input's size or s
 - math-verify sees only the extracted answer, never one longer than ANSWER_CHARS.
 math-verify's regexes are still super-linear and sympy will try to evaluate ``9^{9^{9^9}}``; both
 run Python bytecode or C loops that check for signals (CPython's regex engine and big-integer
-arithmetic do), so the interval timer of `check_in_main_thread` stops them, and steps 2 to 4 all
+arithmetic do), so the interval timer of `check_in_main_thread` stops them, and steps 2 to 7 all
 run under it.
 """
 
 import decimal
-import functools
 import logging
 import numbers
 import re
 import signal
 import time
-
-import sympy
-from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
-from sympy.core.relational import Equality, Relational, Unequality
+from typing import NamedTuple
 
 from benchmarks.math_answer import FALLBACKS, Extracted, extract, last_box
-from benchmarks.math_form import PROBLEM_CHARS, base_verdict, refusal
+from benchmarks.math_form import PROBLEM_CHARS, base_verdict, last_side, restates
+from benchmarks.math_nonanswer import hedge, numeric_sides, restates_by_form, side_by_side
+from benchmarks.math_normal import normalized
+from benchmarks.math_strict import strict_refusal
+from benchmarks.math_values import equal_in_value, equal_values, problem_expressions
 
 __all__ = [  # FALLBACKS and Extracted are `benchmarks.math_answer`'s, re-exported for the grader
     "ANSWER_CHARS",
@@ -66,6 +74,7 @@ __all__ = [  # FALLBACKS and Extracted are `benchmarks.math_answer`'s, re-export
     "READ_CHARS",
     "Extracted",
     "GradingTimeout",
+    "Verdict",
     "check_fast",
     "check_in_main_thread",
     "check_unbounded",
@@ -81,8 +90,9 @@ ANSWER_CHARS = 1_000  # the longest answer or reference handed to math-verify (t
 _REFIRE_S = 0.05  # the timer fires again this often after the deadline, in case a timeout is swallowed
 _MIN_TIMER_S = 0.01  # less budget than this left after extraction: do not start math-verify
 
-# Answers and references are both handed over boxed: the same parse on both sides.
-_EXTRACTION = (LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig())
+# A power of numbers with a long exponent, or a tower of them: its value is never evaluated (as
+# PRM800K's grader guards sympy with `should_allow_eval`); it could take sympy minutes.
+_TOO_LARGE = re.compile(r"\d\s*\^\s*\{?\s*\d{4,}|\^\s*\{[^{}]*\^")
 _INTEGER = re.compile(r"[+-]?\d+(?:\.0*)?")  # linear: no nested quantifiers
 
 # math-verify warns on every timeout and once about the timeout we switch off on purpose.
@@ -147,62 +157,77 @@ def _integer_digits(text: str) -> str | None:
     return "-" + digits if text[0] == "-" and digits != "0" else digits
 
 
-def fast_verdict(answer: Extracted | None, reference: str | None) -> tuple[bool, Extracted | None] | None:
+class Verdict(NamedTuple):
+    """A completion graded in both modes: `lenient` (any equal value that is an answer), `strict`
+    (also worked out, in the form asked for; strict credit implies lenient credit), the answer
+    `extracted` (None: the completion gives none) and the `reason` it was refused in strict or both
+    modes (None when strict credits it, or when it is simply wrong or missing)."""
+
+    lenient: bool
+    strict: bool
+    extracted: Extracted | None
+    reason: str | None
+
+
+def fast_verdict(answer: str | None, reference: str | None) -> Verdict | None:
     """Integer answer vs integer reference as digit strings, or an answer identical to the reference
     (up to spaces); no answer, or no reference, is False. None when the full check is needed."""
     if answer is None or reference is None:
-        return False, answer
+        return Verdict(False, False, answer, None)
     reference = reference.strip()
     candidate_digits = _integer_digits(answer.strip().rstrip(".").strip())
     reference_digits = _integer_digits(reference)
     if candidate_digits is not None and reference_digits is not None:
-        return candidate_digits == reference_digits, answer
+        same = candidate_digits == reference_digits
+        return Verdict(same, same, answer, None)
     if reference and (answer == reference or "".join(answer.split()) == "".join(reference.split())):
-        return True, answer
+        return Verdict(True, True, answer, None)
     return None
 
 
-@functools.lru_cache(maxsize=8192)
-def _parse_reference(reference: str) -> tuple:
-    return tuple(parse("\\boxed{" + reference + "}", _EXTRACTION, parsing_timeout=None))
+def _refused(answer, reason: str | None = None) -> Verdict:
+    return Verdict(False, False, answer, reason)
 
 
-def _inequality_set(value):
-    """The interval an inequality in one variable describes (``x > 2`` -> (2, oo)), a union for
-    "x < -1 or x > 2" (parsed as a set of inequalities); None for anything else."""
-    if isinstance(value, sympy.FiniteSet) and len(value) > 1:
-        parts = [_inequality_set(item) for item in value.args]
-        return None if any(part is None for part in parts) else sympy.Union(*parts)
-    if not isinstance(value, Relational | sympy.And | sympy.Or) or len(value.free_symbols) != 1:
-        return None
-    relations = value.atoms(Relational) if not isinstance(value, Relational) else {value}
-    if not relations or any(isinstance(r, Equality | Unequality) for r in relations):
-        return None
-    return value.as_set()
-
-
-def _with_intervals(predicted: list, gold: tuple) -> list:
-    """`predicted` with inequalities read as intervals, when the reference is an interval or a union."""
-    if not any(isinstance(g, sympy.Set) and not isinstance(g, sympy.FiniteSet) for g in gold):
-        return predicted
-    converted = [_inequality_set(value) if isinstance(value, sympy.Basic) else None for value in predicted]
-    return [value if new is None else new for value, new in zip(predicted, converted)]
-
-
-def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> bool:
-    """Steps 2 to 4 of the module docstring, with no time limit of its own."""
+def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> Verdict:
+    """Steps 2 to 6 of the module docstring, with no time limit of its own."""
     if len(answer) > ANSWER_CHARS or not reference.strip() or len(reference) > ANSWER_CHARS:
-        return False  # no real answer is this long; sympy could take ages on it
-    by_base = base_verdict(answer, reference)
+        return _refused(answer)  # no real answer is this long; sympy could take ages on it
+    text = normalized(answer, reference, problem)
+    if text != answer:
+        same = fast_verdict(text, reference)
+        if same is not None:
+            return Verdict(same.lenient, same.lenient, answer, None)
+    by_base = base_verdict(text, reference)
     if by_base is not None:
-        return by_base
-    if refusal(answer, reference, problem) is not None:
-        return False
-    gold = _parse_reference(reference)
-    predicted = parse("\\boxed{" + answer + "}", _EXTRACTION, parsing_timeout=None)
-    if not gold or not predicted:
-        return False
-    return verify(list(gold), _with_intervals(predicted, gold), timeout_seconds=None)
+        return Verdict(by_base, by_base, answer, None)
+    reason = _non_answer(text, reference, problem)
+    if reason is not None:
+        return _refused(answer, reason)
+    judged = last_side(text) if numeric_sides(text) else text
+    if not equal_in_value(judged, reference):
+        return _refused(answer)
+    if problem and restates_by_form(last_side(text), last_side(reference), problem_expressions(problem, reference)):
+        return _refused(answer, "restates the problem")
+    reason = strict_refusal(text, reference, problem)
+    return Verdict(True, reason is None, answer, reason)
+
+
+def _non_answer(text: str, reference: str, problem: str | None) -> str | None:
+    """Why `text` is no answer in any mode (`benchmarks.math_nonanswer`), else None."""
+    if side_by_side(text, reference):
+        return "numbers side by side"
+    reason = hedge(text, reference)
+    if reason is not None:
+        return reason
+    sides = numeric_sides(text)
+    if sides is not None and not all(equal_values(side, sides[-1]) for side in sides[:-1]):
+        return "false equation"
+    if restates(text, reference, problem):
+        return "restates the problem"
+    if _TOO_LARGE.search(text) and not _TOO_LARGE.search(reference):
+        return "too large to evaluate"
+    return None
 
 
 def check_fast(completion, reference, fallback: str = "statement", truncated: bool = False):
@@ -212,13 +237,13 @@ def check_fast(completion, reference, fallback: str = "statement", truncated: bo
 
 def check_unbounded(
     completion, reference, problem=None, fallback: str = "statement", truncated: bool = False
-) -> tuple[bool, Extracted | None]:
-    """(correct, extracted answer) with no time limit; `reference=None` only extracts."""
+) -> Verdict:
+    """The `Verdict` with no time limit; `reference=None` only extracts."""
     answer, reference = extracted_answer(completion, fallback, truncated), reference_text(reference)
     fast = fast_verdict(answer, reference)
     if fast is not None:
         return fast
-    return _full_verdict(answer, reference, problem_text(problem)), answer
+    return _full_verdict(answer, reference, problem_text(problem))
 
 
 class _Deadline:
@@ -257,9 +282,9 @@ class _Deadline:
 
 def check_in_main_thread(
     completion, reference, timeout_s: float, problem=None, fallback: str = "statement", truncated: bool = False
-) -> tuple[bool, Extracted | None]:
+) -> Verdict:
     """`check_unbounded` within `timeout_s` of wall time, extraction included; a timeout or a grader
-    crash on garbage input scores False. Only callable from the main thread (signals)."""
+    crash on garbage input scores False in both modes. Only callable from the main thread (signals)."""
     started = time.monotonic()
     text = completion[-READ_CHARS:] if isinstance(completion, str) else None  # `clip`, inlined: the hot path
     answer = None if text is None else extract(text, fallback, truncated)  # bounded by construction
@@ -269,15 +294,15 @@ def check_in_main_thread(
         return fast
     remaining = timeout_s - (time.monotonic() - started)
     if remaining < _MIN_TIMER_S:  # the budget is spent (and a shorter timer could fire before its handler is in)
-        return False, answer
+        return Verdict(False, False, answer, "timed out")
     deadline = _Deadline(remaining)
     try:
         try:
-            return _full_verdict(answer, reference, problem_text(problem)), answer
+            return _full_verdict(answer, reference, problem_text(problem))
         finally:
             deadline.disarm()
     except GradingTimeout:  # also one that landed before the `finally` could disarm
         deadline.disarm()
-        return False, answer
+        return Verdict(False, False, answer, "timed out")
     except Exception:
-        return False, answer
+        return Verdict(False, False, answer, "grader error")

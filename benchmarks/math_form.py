@@ -92,7 +92,7 @@ _LOOSE = {
 _BASED = re.compile(r"\(?([0-9A-Z]+)\)?_\{?(\d+)\}?")
 
 
-def _tokens(latex: str, keep_braces: bool = False) -> list[str]:
+def tokens(latex: str, keep_braces: bool = False) -> list[str]:
     """The comparison form of a LaTeX expression: tokens, spacing and synonyms normalised away."""
     tokens = []
     for token in _TOKEN.findall(latex):
@@ -107,7 +107,7 @@ def _tokens(latex: str, keep_braces: bool = False) -> list[str]:
 
 @functools.lru_cache(maxsize=1024)
 def _problem_tokens(problem: str) -> str:
-    return _SEP + _SEP.join(_tokens(problem[:PROBLEM_CHARS])) + _SEP
+    return _SEP + _SEP.join(tokens(problem[:PROBLEM_CHARS])) + _SEP
 
 
 def _split_top_level(text: str, separator: str) -> list[str]:
@@ -194,50 +194,61 @@ def _undone_arithmetic(latex: str) -> set[tuple[str, str, str]]:
     "\\sqrt{121 \\cdot 2}", "81 + 1" in "15x - 81 + 1", "2^{10}". An operation counts only where its
     neighbours cannot bind tighter (not "1 - 2/\\pi", "6 + 9i", "2^{25} \\cdot 26!"); a slash is a
     fraction, never counted."""
-    tokens = [None, *_tokens(latex, keep_braces=True), None]
+    items = [None, *tokens(latex, keep_braces=True), None]
     undone = set()
-    for i in range(2, len(tokens) - 2):
-        left, op, right = tokens[i - 1], tokens[i], tokens[i + 1]
-        if op == "^" and _NUMBER_TOKEN.fullmatch(left or "") and tokens[i - 2] not in ("^", "_"):
-            exponent = tokens[i + 2] if right == "{" and tokens[i + 3 : i + 4] == ["}"] else right
+    for i in range(2, len(items) - 2):
+        left, op, right = items[i - 1], items[i], items[i + 1]
+        if op == "^" and _NUMBER_TOKEN.fullmatch(left or "") and items[i - 2] not in ("^", "_"):
+            exponent = items[i + 2] if right == "{" and items[i + 3 : i + 4] == ["}"] else right
             if _NUMBER_TOKEN.fullmatch(exponent or ""):
                 undone.add((left, op, exponent))
         elif op in _LOOSE and _NUMBER_TOKEN.fullmatch(left or "") and _NUMBER_TOKEN.fullmatch(right or ""):
-            if tokens[i - 2] in _LOOSE[op][0] and tokens[i + 2] in _LOOSE[op][1]:
+            if items[i - 2] in _LOOSE[op][0] and items[i + 2] in _LOOSE[op][1]:
                 undone.add((left, op, right))
     return undone
 
 
-def _unwrapped(tokens: list[str]) -> list[str]:
-    """`tokens` without parentheses around the whole expression: "(\\sqrt{242})" restates "\\sqrt{242}"."""
-    while len(tokens) > 2 and tokens[0] == "(" and tokens[-1] == ")":
+def _unwrapped(items: list[str]) -> list[str]:
+    """`items` without parentheses around the whole expression: "(\\sqrt{242})" restates "\\sqrt{242}"."""
+    while len(items) > 2 and items[0] == "(" and items[-1] == ")":
         depth = 0
-        for index, token in enumerate(tokens):
+        for index, token in enumerate(items):
             depth += {"(": 1, ")": -1}.get(token, 0)
-            if depth == 0 and index < len(tokens) - 1:
-                return tokens  # "(1)+(2)": the first parenthesis closes early
-        tokens = tokens[1:-1]
-    return tokens
+            if depth == 0 and index < len(items) - 1:
+                return items  # "(1)+(2)": the first parenthesis closes early
+        items = items[1:-1]
+    return items
 
 
-def _is_expression(tokens: list[str]) -> bool:
-    core = tokens[1:] if tokens[:1] in (["-"], ["+"]) else tokens
+def _is_expression(items: list[str]) -> bool:
+    core = items[1:] if items[:1] in (["-"], ["+"]) else items
     return any(token in _OPERATORS for token in core)
 
 
+def restates(answer: str, reference: str, problem: str | None) -> bool:
+    """Whether the answer's expression occurs in the problem, token for token, and is not written
+    as the reference is (every mode refuses it; `benchmarks.math_nonanswer` finds the other forms)."""
+    if not problem:
+        return False
+    answer_tokens = tokens(last_side(answer))
+    if answer_tokens == tokens(last_side(reference)) or not _is_expression(answer_tokens):
+        return False
+    return _SEP + _SEP.join(_unwrapped(answer_tokens)) + _SEP in _problem_tokens(problem)
+
+
 def refusal(answer: str, reference: str, problem: str | None = None) -> str | None:
-    """Why `answer` is refused although it may equal `reference` in value, or None (see module docstring)."""
+    """Why strict grading refuses `answer` although it may equal `reference` in value, or None (see
+    module docstring): a restatement, a value left unevaluated, arithmetic left undone, or not the
+    form the problem asks for."""
     judged, wanted = last_side(answer), last_side(reference)
-    answer_tokens = _tokens(judged)
-    if answer_tokens == _tokens(wanted):
+    if tokens(judged) == tokens(wanted):
         return None  # written as the reference is: an answer, wherever else it occurs
+    if restates(answer, reference, problem):
+        return "restates the problem"
     if is_value(wanted) and not _evaluated_as(judged, wanted):
         return "unevaluated (the reference is a value)"
     if _undone_arithmetic(judged) - _undone_arithmetic(wanted):
         return "arithmetic left undone"
-    if problem and _is_expression(answer_tokens):
-        if _SEP + _SEP.join(_unwrapped(answer_tokens)) + _SEP in _problem_tokens(problem):
-            return "restates the problem"
     return _form_refusal(judged, problem) if problem else None
 
 

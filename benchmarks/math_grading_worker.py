@@ -8,7 +8,7 @@ outright if it does not answer within the budget plus a grace period (a C-level 
 cannot break). `benchmarks.grading` uses this module; this module uses only `math_check`.
 
 Protocol, one JSON line each way: ``[completion, reference, timeout_s]`` or
-``[completion, reference, timeout_s, problem, fallback, truncated]`` -> ``[correct, extracted]``
+``[completion, reference, timeout_s, problem, fallback, truncated]`` -> ``[lenient, strict, extracted, reason]``
 (the grader's arguments, `benchmarks.math_check.check_in_main_thread`); the worker first prints
 ``"ready"`` once its imports are done.
 Run by hand: ``python -m benchmarks.math_grading_worker`` and type JSON lines.
@@ -67,8 +67,8 @@ class _Worker:
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line.decode()
 
-    def check(self, job: Job, timeout_s: float) -> tuple[bool, str | None] | None:
-        """(correct, extracted), or None when the worker overran or died (it is then killed)."""
+    def check(self, job: Job, timeout_s: float) -> tuple[bool, bool, str | None, str | None] | None:
+        """(lenient, strict, extracted, reason), or None when the worker overran or died (it is then killed)."""
         completion, reference, *options = job
         try:
             self.process.stdin.write((json.dumps([completion, reference, timeout_s, *options]) + "\n").encode())
@@ -79,8 +79,8 @@ class _Worker:
         if line is None:
             self.kill()
             return None
-        correct, extracted = json.loads(line)
-        return bool(correct), extracted
+        lenient, strict, extracted, reason = json.loads(line)
+        return bool(lenient), bool(strict), extracted, reason
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -113,9 +113,9 @@ def _close_idle_workers() -> None:
         _idle_workers.clear()
 
 
-def check_in_subprocess(jobs: list[Job], timeout_s: float) -> list[tuple[bool, str | None]]:
-    """Grade jobs (see `Job`) in a worker; an overrun scores False, with the answer extracted here,
-    and respawns it."""
+def check_in_subprocess(jobs: list[Job], timeout_s: float) -> list[tuple[bool, bool, str | None, str | None]]:
+    """Grade jobs (see `Job`): (lenient, strict, extracted, reason) each, in a worker; an overrun
+    scores False in both modes, with the answer extracted here, and respawns it."""
     worker: _Worker | None = _take_worker()
     results = []
     for job in jobs:
@@ -123,7 +123,7 @@ def check_in_subprocess(jobs: list[Job], timeout_s: float) -> list[tuple[bool, s
         result = worker.check(job, timeout_s)
         if result is None:
             completion, _, *options = job
-            result, worker = (False, extracted_answer(completion, *options[1:])), None
+            result, worker = (False, False, extracted_answer(completion, *options[1:]), "timed out"), None
         results.append(result)
     if worker is not None:
         with _pool_lock:

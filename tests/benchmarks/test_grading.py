@@ -130,9 +130,11 @@ def test_restatement_needs_the_problem_only_where_the_reference_is_no_value():
     # 15x - 80 is no value: only the problem shows that the answer copies the question.
     assert grade_math("\\boxed{19x + 1 - 4x - 81}", "15x - 80") is True
     assert grade_math("\\boxed{\\sqrt{242}}", "11\\sqrt2") is True
-    # 9901 is a value: an unevaluated expression is refused whatever the problem.
-    assert grade_math("\\boxed{99^2+99+1}", "9901") is False
-    assert grade_math("\\boxed{\\dbinom{31}{28}}", "4495") is False
+    # 9901 is a value: strict grading refuses an unevaluated expression whatever the problem;
+    # lenient grading credits the value unless the problem shows it is the question given back.
+    for answer, value in (("99^2+99+1", "9901"), ("\\dbinom{31}{28}", "4495")):
+        assert grade_math(f"\\boxed{{{answer}}}", value, strict=True) is False
+        assert grade_math(f"\\boxed{{{answer}}}", value) is True
 
 
 @pytest.mark.parametrize(

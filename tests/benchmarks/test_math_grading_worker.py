@@ -24,21 +24,35 @@ def test_protocol_by_hand():
         text=True,
         timeout=60,
     )
-    assert done.stdout.splitlines() == ["ready", '[true, "\\\\frac12"]', "[false, null]", '[false, "2"]']
+    assert done.stdout.splitlines() == [
+        "ready",
+        '[true, true, "\\\\frac12", null]',
+        "[false, false, null, null]",
+        '[false, false, "2", null]',
+    ]
 
 
 def test_pool_grades_in_order():
     pairs = [("\\boxed{\\frac12}", "0.5"), ("\\boxed{\\sqrt{2}}", "2"), ("\\boxed{x^2}", "x \\cdot x")]
-    assert check_in_subprocess(pairs, 5.0) == [(True, "\\frac12"), (False, "\\sqrt{2}"), (True, "x^2")]
-    assert check_in_subprocess(pairs, 5.0) == [(True, "\\frac12"), (False, "\\sqrt{2}"), (True, "x^2")]
+    assert check_in_subprocess(pairs, 5.0) == [
+        (True, True, "\\frac12", None),
+        (False, False, "\\sqrt{2}", None),
+        (True, True, "x^2", None),
+    ]
+    assert check_in_subprocess(pairs, 5.0) == [
+        (True, True, "\\frac12", None),
+        (False, False, "\\sqrt{2}", None),
+        (True, True, "x^2", None),
+    ]
 
 
 def test_an_overrunning_worker_is_killed_and_replaced(monkeypatch):
     # A negative grace period makes the caller give up before the worker's own timer fires.
     monkeypatch.setattr(math_grading_worker, "_GRACE_S", -0.5)
     started = time.monotonic()
-    graded = check_in_subprocess([("\\boxed{9^{9^{9^9}}}", "5"), ("\\boxed{\\frac12}", "0.5")], 1.0)
-    assert graded == [(False, "9^{9^{9^9}}"), (True, "\\frac12")]
+    slow = ("\\boxed{3^{100000000}}", "3^{100000000} + 1")  # reaches sympy, which takes far longer
+    graded = check_in_subprocess([slow, ("\\boxed{\\frac12}", "0.5")], 1.0)
+    assert graded == [(False, False, "3^{100000000}", "timed out"), (True, True, "\\frac12", None)]
     assert time.monotonic() - started < 10  # 0.5 s before the kill, then a fresh worker starts
 
 
@@ -54,7 +68,14 @@ def project_imports(name: str) -> set[str]:
 
 
 def test_imports_point_one_way():
-    assert project_imports("math_answer.py") == set() and project_imports("math_form.py") == set()
-    assert project_imports("math_check.py") == {"benchmarks.math_answer", "benchmarks.math_form"}
+    checking = {"benchmarks.math_answer", "benchmarks.math_form", "benchmarks.math_nonanswer"}
+    checking |= {"benchmarks.math_normal", "benchmarks.math_strict", "benchmarks.math_values"}
+    assert project_imports("math_hidden.py") == set() and project_imports("math_form.py") == set()
+    assert project_imports("math_normal.py") == set()
+    assert project_imports("math_answer.py") == {"benchmarks.math_hidden"}
+    assert project_imports("math_nonanswer.py") == {"benchmarks.math_form"}
+    assert project_imports("math_strict.py") == {"benchmarks.math_form", "benchmarks.math_nonanswer"}
+    assert project_imports("math_values.py") == {"benchmarks.math_nonanswer", "benchmarks.math_normal"}
+    assert project_imports("math_check.py") == checking
     assert project_imports("math_grading_worker.py") == {"benchmarks.math_check"}
     assert project_imports("grading.py") == {"benchmarks.math_check", "benchmarks.math_grading_worker"}

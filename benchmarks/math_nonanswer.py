@@ -1,0 +1,123 @@
+"""Answers that are no answers, whatever their value: numbers side by side, hedges, false equations,
+and the question given back in another form. Refused in every grading mode.
+
+    side_by_side("9\\;6", "15")                           # True: the addends copied, read as 9 + 6 by math-verify
+    hedge("15\\text{ (or 16)}", "15")                     # "hedge": two answers, one in words
+    hedge("3 = 12", "12")                                 # "false equation": its sides differ
+    restatement_features("\\cos^{-1}(0)")                 # {"\\arccos", "0"}: what the form is made of
+
+Side by side: two numbers with only spacing (a space, ``\\,``, ``\\;``, ``\\quad``, ``~``) or a degree
+sign between them, where the reference is one value. Thousands groups are joined before this
+check (`benchmarks.math_normal`), and a mixed number is a number beside a fraction, not two numbers.
+
+Hedge: a ``\\text{}`` (or ``\\mbox{}``) or plain words inside the answer that hedge or qualify it ("or",
+"maybe", "approximately", "about", "not", "?"), ``\\approx``, two answers joined by "or" where the
+reference is one value, or an equation whose sides are numbers that are not all equal (``3 = 12``:
+math-verify keeps the right side). Unit words ("cm", "square feet", "dollars") are no hedge.
+
+Restatement by value and form (`restates_by_form`): the grader has found the answer equal to the
+reference; it is still the question given back when some expression of the problem also equals
+the reference (the question asked to transform it) and the answer is made of that expression's
+parts: it keeps a number, function or structure the problem's expression has and the reference
+does not, and adds nothing to it but small numbers (0, 1, 2) and structure. "Expand $(x-1)(x+4)$"
+answered ``(x+4)(x-1)``; "Simplify $\\sqrt{75}$" answered ``75^{1/2}``; "Compute $\\arccos 0$"
+answered ``\\cos^{-1}(0)``; "What is $9+6$?" answered ``6+9``. An answer written as the reference is
+never reaches this check.
+"""
+
+import re
+
+from benchmarks.math_form import tokens
+
+HEDGE_WORDS = ("or", "maybe", "possibly", "perhaps", "probably", "approximately", "approx", "about", "around")
+HEDGE_WORDS += ("roughly", "nearly", "almost", "either", "not", "guess", "unsure", "likely", "unclear", "between")
+NEUTRAL = {"0", "1", "2", "factored", "(", ")", "[", "]", "+", "-", "*", "/", "^", "_", ",", "="}
+FUNCTIONS = {"\\frac", "\\sqrt", "\\binom", "\\log", "\\sin", "\\cos", "\\tan", "\\cot", "\\sec", "\\csc", "\\sum"}
+FUNCTIONS |= {"\\prod", "\\int", "\\lim", "!", "\\arcsin", "\\arccos", "\\arctan", "\\exp", "\\pi", "\\overline"}
+FUNCTIONS |= {"\\lfloor", "\\lceil", "\\infty", "\\partial", "d/dx"}
+_SYNONYMS = {"\\ln": "\\log", "\\lg": "\\log", "\\operatorname": None}
+_INVERSE_TRIG = {"\\sin": "\\arcsin", "\\cos": "\\arccos", "\\tan": "\\arctan"}
+
+_SPACING = r"(?:\s|\\[,;: ]|\\q?quad|~|\^\s*\{?\s*\\circ\s*\}?|\\hspace\{[^{}]*\})"
+_SIDE_BY_SIDE = re.compile(rf"\d(?:\.\d+)?{_SPACING}+[+]?\d")
+_TEXT = re.compile(r"\\(?:text|mbox|textrm|mathrm|textit)\s*\{([^{}]*)\}")
+_WORD = re.compile(r"[A-Za-z]+|\?")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+_OR = re.compile(r"\\text\{\s*or\s*\}|\\mbox\{\s*or\s*\}|\bor\b|\\lor")
+_ARITHMETIC_CHAR = r"(?:[\s\d.+\-*/^(){}]|\\(?:frac|dfrac|cdot|times|sqrt|left|right))"
+_NUMERIC_SIDE = re.compile(rf"{_ARITHMETIC_CHAR}*\d{_ARITHMETIC_CHAR}*")
+
+
+def side_by_side(answer: str, reference: str) -> bool:
+    """Two numbers with only spacing between them where the reference is one value."""
+    return _SIDE_BY_SIDE.search(answer) is not None and _SIDE_BY_SIDE.search(reference) is None
+
+
+def _words(answer: str) -> list[str]:
+    """The words of an answer: inside ``\\text{}`` and outside any LaTeX command name."""
+    inner = " ".join(_TEXT.findall(answer))
+    outer = _COMMAND.sub(" ", _TEXT.sub(" ", answer))
+    return [word.lower() for word in _WORD.findall(inner + " " + outer) if len(word) > 1 or word == "?"]
+
+
+def hedge(answer: str, reference: str) -> str | None:
+    """ "hedge" or "false equation" when the answer is one (module docstring), else None."""
+    if "\\approx" in answer or "\\sim" in answer:
+        return "hedge"
+    words = [word for word in _words(answer) if word in HEDGE_WORDS or word == "?"]
+    if words and not (words == ["or"] * len(words) and "," in reference):
+        return "hedge"
+    if _OR.search(answer) and "," not in reference:
+        return "hedge"
+    return None
+
+
+def numeric_sides(answer: str) -> list[str] | None:
+    """The sides of an equation whose sides are all arithmetic on numbers ("3 = 12", "3 \\cdot 4 = 12"),
+    else None (no equation, or a side with a variable: "x = 5")."""
+    if "=" not in answer or re.search(r"[<>]|\\[lg]eq?\b|\\neq", answer):
+        return None
+    sides = [side.strip() for side in answer.split("=")]
+    if len(sides) < 2 or not all(side and _NUMERIC_SIDE.fullmatch(side) for side in sides):
+        return None
+    return sides
+
+
+def restatement_features(latex: str) -> frozenset[str]:
+    """What an expression is made of: its numbers, variables, functions (``\\cos^{-1}`` is ``\\arccos``,
+    ``\\ln`` is ``\\log``, ``\\frac{d}{dx}`` is d/dx) and "factored" for a product or power of a
+    parenthesised group."""
+    found: set[str] = set()
+    items = tokens(latex, keep_braces=True)
+    for i, token in enumerate(items):
+        token = _SYNONYMS.get(token, token)
+        if token is None:
+            continue
+        following = items[i + 1 : i + 6]
+        if token in _INVERSE_TRIG and following[:2] == ["^", "{"] and following[2:4] == ["-", "1"]:
+            found.add(_INVERSE_TRIG[token])
+            continue
+        if token == "\\frac" and following[:4] == ["{", "d", "}", "{"]:
+            found.add("d/dx")
+        if token == ")" and i + 1 < len(items) and items[i + 1] in ("(", "^", "\\left"):
+            found.add("factored")
+        if token.isdigit() or re.fullmatch(r"\d+\.\d+", token) or token in FUNCTIONS:
+            found.add(token)
+        elif re.fullmatch(r"[A-Za-z]", token):
+            found.add(token)
+    # "-1" of an inverse function is notation, not a number of the expression
+    return frozenset(found)
+
+
+def restates_by_form(answer: str, reference: str, problem_expressions: list[str]) -> bool:
+    """Whether the answer, known to equal the reference, is one of `problem_expressions` (the
+    problem's expressions that equal the reference) given back in another form (module docstring)."""
+    made_of = restatement_features(answer)
+    if not made_of - NEUTRAL:
+        return False
+    wanted = restatement_features(reference)
+    for expression in problem_expressions:
+        own = restatement_features(expression)
+        if (own - wanted) & made_of and not (made_of - own - NEUTRAL):
+            return True
+    return False

@@ -1,0 +1,129 @@
+"""Ways of writing a right answer that a careful reader credits and math-verify alone does not.
+
+    normalized("1{,}000{,}000", "1000000")                     # "1000000": thousands separators
+    normalized("\\mathbf{12}", "12")                           # "12": bold, \\hspace, \\$ dropped
+    normalized("\\textbf{(C)}\\ 12", "12", "... (C) 12 ...")   # "12": the choice and its value agree
+    normalized("\\frac{-1\\pm\\sqrt5}{2}", "\\frac{-1+\\sqrt5}2, \\frac{-1-\\sqrt5}2")  # both roots, listed
+    for_verify("2\\frac{1}{3}")                                # "(2+\\frac{1}{3})": a mixed number's value
+
+`normalized` rewrites an answer, knowing its reference and problem, before any check:
+- ``\\mathbf{}``, ``\\textbf{}``, ``\\boldsymbol{}``, ``\\bm{}`` are unwrapped; ``\\hspace{}``, ``\\vspace{}``,
+  ``\\kern``, ``\\mkern``, ``\\displaystyle`` and a leading currency sign are dropped;
+- thousands separators (``{,}``, ``,``, ``\\,``, ``\\ ``, ``~``, a space, before groups of exactly three
+  digits) are removed where the reference is no list of several values (``1\\,000``: 1000; ``9\\,6``
+  is left alone: the side-by-side check refuses it);
+- a multiple-choice answer (``(C)``, ``\\textbf{(C)}\\ 12``, ``C: 12``) is read against the problem's
+  choices: the letter where the reference is a letter, else the value; a letter whose listed value
+  contradicts the value written beside it is left as it is (and matches nothing);
+- ``\\pm`` (once) becomes the two values it stands for where the reference lists both;
+- "2 or 3" becomes the list "2, 3" where the reference is a list (with one value it is a hedge).
+
+`for_verify` only prepares the text math-verify parses (answer and reference alike): a mixed
+number ``2\\frac13`` is 2 + 1/3, where LaTeX's juxtaposition would read a product.
+"""
+
+import re
+
+_BOLD = re.compile(r"\\(?:mathbf|textbf|boldsymbol|bm|mathbb)\s*\{([^{}]*)\}")
+_SPACING = re.compile(r"\\[hv]space\*?\s*\{[^{}]*\}|\\m?kern\s*-?[\d.]+\s*[a-z]{2}|\\displaystyle|\\textstyle")
+_CURRENCY = re.compile(r"^(?:\\\$|\$|\\text\{\s*\\?\$\s*\})\s*(?=[\d.])")
+_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3})((?:(?:\{,\}|,\\!|,|\\,|\\ |~|\\;| )\d{3})+)(?![\d])")
+_GROUP_SEPARATOR = re.compile(r"\{,\}|,\\!|,|\\,|\\ |~|\\;| ")
+_CHOICE_ANSWER = re.compile(
+    r"\(?\s*([A-E])\s*\)\s*(?:[:.]|\\[ ,;:!]|\\q?quad|~|\s)*(.*)|([A-E])\s*(?:[:.]\s*(.*))?", re.DOTALL
+)
+_CHOICE_LABEL = re.compile(r"\(\s*([A-E])\s*\)")
+_TEXT = re.compile(r"\\(?:text|mbox|mathrm|textrm)\s*\{([^{}]*)\}")
+_OR = re.compile(r"\s*(?:\\text\{\s*or\s*\}|\\textrm\{\s*or\s*\}|\\mbox\{\s*or\s*\}|\bor\b|\\lor)\s*")
+_MIXED = re.compile(r"(?<![\w}^_.\\])(-?)(\d+)\s*\\[dt]?frac\s*(\{\s*\d+\s*\}|\d)\s*(\{\s*\d+\s*\}|\d)")
+_LONE_VARIABLE_SIDE = re.compile(r"^\s*(?:[A-Za-z]|\\[A-Za-z]+)\s*=\s*")
+
+
+def is_list(reference: str) -> bool:
+    """Whether the reference lists several values ("2, 3"), outside brackets or not."""
+    return "," in _THOUSANDS.sub(lambda m: m.group(1) + _GROUP_SEPARATOR.sub("", m.group(2)), reference)
+
+
+def _unwrap(text: str) -> str:
+    previous = None
+    while previous != text:
+        previous, text = text, _BOLD.sub(r"\1", text)
+    return _SPACING.sub("", text).strip()
+
+
+def _join_thousands(text: str) -> str:
+    return _THOUSANDS.sub(lambda m: m.group(1) + _GROUP_SEPARATOR.sub("", m.group(2)), text)
+
+
+def problem_choices(problem: str | None) -> dict[str, str]:
+    """The choices (A)-(E) a problem lists, letter -> the value written after it ("" when unreadable)."""
+    if not problem:
+        return {}
+    labels = list(_CHOICE_LABEL.finditer(problem))
+    if len({label.group(1) for label in labels}) < 3:
+        return {}  # not a multiple-choice problem: "(a)" parts, a lone "(C)"
+    choices = {}
+    for label, following in zip(labels, [*labels[1:], None]):
+        value = problem[label.end() : following.start() if following else len(problem)]
+        value = _unwrap(value.replace("\\qquad", " ").replace("\\quad", " "))
+        value = value.replace("$", "").replace("\\textbf{", "").replace("\\mathrm{", "").strip(" }{\n\t.,;")
+        choices.setdefault(label.group(1), value)
+    return choices
+
+
+def _letter(reference: str) -> str | None:
+    bare = _TEXT.sub(r"\1", reference).strip().strip("()").strip()
+    return bare if re.fullmatch(r"[A-E]", bare) else None
+
+
+def _choice(answer: str, reference: str, problem: str | None) -> str:
+    """The answer read against the problem's choices (module docstring)."""
+    choices = problem_choices(problem)
+    if not choices:
+        return answer
+    found = _CHOICE_ANSWER.fullmatch(_TEXT.sub(r"\1", answer).strip())
+    if found is None:
+        return answer
+    letter = found.group(1) or found.group(3)
+    value = (found.group(2) if found.group(1) else found.group(4)) or ""
+    value = value.strip().strip("$").strip()
+    if letter not in choices:
+        return answer
+    if _letter(reference) is not None:
+        return letter if not value or _same(value, choices[letter]) else answer
+    if not value:
+        return choices[letter] or answer
+    return value if _same(value, choices[letter]) or not choices[letter] else answer
+
+
+def _same(a: str, b: str) -> bool:
+    return "".join(_join_thousands(a).split()) == "".join(_join_thousands(b).split())
+
+
+def _plus_minus(answer: str) -> str:
+    """ "\\frac{-1\\pm\\sqrt5}{2}" -> "\\frac{-1+\\sqrt5}{2}, \\frac{-1-\\sqrt5}{2}" (one \\pm only)."""
+    side = _LONE_VARIABLE_SIDE.sub("", answer)
+    if side.count("\\pm") != 1 or "=" in side:
+        return answer
+    return f"{side.replace(chr(92) + 'pm', '+')}, {side.replace(chr(92) + 'pm', '-')}"
+
+
+def normalized(answer: str, reference: str, problem: str | None = None) -> str:
+    """`answer` rewritten as the module docstring says; unchanged when no rule applies."""
+    text = _CURRENCY.sub("", _unwrap(answer))
+    listed = is_list(reference)
+    if not listed:
+        text = _join_thousands(text)
+    text = _choice(text, reference, problem)
+    if listed and "\\pm" not in reference:
+        text = _plus_minus(text)
+        if _OR.search(text):
+            text = ", ".join(part.strip() for part in _OR.split(text) if part.strip())
+    return text
+
+
+def for_verify(text: str) -> str:
+    """What math-verify parses: mixed numbers as sums (module docstring)."""
+    if "frac" not in text:
+        return text
+    return _MIXED.sub(lambda m: f"{m.group(1)}({m.group(2)}+\\frac{m.group(3)}{m.group(4)})", text)

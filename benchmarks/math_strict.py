@@ -1,0 +1,107 @@
+"""Strict grading: the worked-out form a careful MATH grader demands of an answer equal in value.
+
+    strict_refusal("\\frac{24}{2}", "12")                             # "unevaluated (the reference is a value)"
+    strict_refusal("1.414214", "\\sqrt2")                             # "a decimal for an exact value"
+    strict_refusal("\\sqrt{8}", "2\\sqrt2")                           # "radical not simplified"
+    strict_refusal("\\frac{3}{\\sqrt3}", "\\sqrt3")                   # "radical in the denominator"
+    strict_refusal("78.54", "25\\pi", "... in terms of $\\pi$.")      # "not in terms of pi"
+    strict_refusal("12", "12")                                        # None: worked out
+
+Only asked of answers that lenient grading credits (equal in value, no non-answer). On top of
+`benchmarks.math_form.refusal` (values left unevaluated where the reference is a value, arithmetic on
+two numbers left undone, a fraction not in lowest terms, "common fraction", "as a decimal",
+"simplest radical form"), strict grading refuses what the reference does not have itself:
+- an operation left for the reader: ``\\binom``, ``!``, ``\\log``, a trigonometric function,
+  ``\\sum``, ``\\prod``, ``\\int``, ``\\lim``, a derivative ``\\frac{d}{dx}``;
+- a decimal where the reference is exact (no decimal point in it), unless the problem asks for a
+  decimal or for rounding;
+- a square root of an integer with a square factor (``\\sqrt{8}``, ``\\sqrt{144}``), a square root in a
+  denominator, a fraction of integers not in lowest terms, a mixed number;
+- the form the problem asks for: "in terms of $\\pi$" keeps ``\\pi``; "interval notation" is an
+  interval, not an inequality; "to the nearest tenth / hundredth / thousandth / whole number" has
+  that many decimals; "expand" leaves no parenthesised sum; "what percent" is the reference's number.
+"""
+
+import math
+import re
+
+from benchmarks.math_form import last_side, refusal
+from benchmarks.math_nonanswer import restatement_features
+
+_OPERATIONS = {"\\binom", "!", "\\log", "\\sin", "\\cos", "\\tan", "\\cot", "\\sec", "\\csc", "\\arcsin"}
+_OPERATIONS |= {"\\arccos", "\\arctan", "\\sum", "\\prod", "\\int", "\\lim", "d/dx", "\\exp"}
+_DECIMAL = re.compile(r"\d*\.\d")
+_ASKS_ROUNDING = re.compile(r"decimal|round|nearest|approximat|estimate|significant", re.IGNORECASE)
+_ROOT = re.compile(r"\\sqrt\s*(?:\{\s*(\d{1,12})\s*\}|(\d))")
+_ROOT_IN_DENOMINATOR = re.compile(r"\\[dt]?frac\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\d)\s*\{[^{}]*\\sqrt|/\s*\\sqrt")
+_FRACTION = re.compile(
+    r"\\[dt]?frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))|(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])"
+)
+_MIXED = re.compile(r"(?<![\w}^_.\\])\d+\s*\\[dt]?frac\s*(?:\{\s*\d+\s*\}|\d)\s*(?:\{\s*\d+\s*\}|\d)")
+_INEQUALITY = re.compile(r"<|>|\\[lg]eq?\b|\\[lg]eqslant|\\leq|\\geq")
+_NEAREST = {"tenth": 1, "hundredth": 2, "thousandth": 3, "whole number": 0, "integer": 0, "dollar": 0, "cent": 2}
+_ASKS_NEAREST = re.compile(r"nearest\s+(tenth|hundredth|thousandth|whole number|integer|dollar|cent)", re.IGNORECASE)
+_ASKS_PI = re.compile(r"in terms of\s*\$?\s*\\pi", re.IGNORECASE)
+_ASKS_INTERVAL = re.compile(r"interval notation", re.IGNORECASE)
+_ASKS_EXPAND = re.compile(r"\bexpand\b", re.IGNORECASE)
+_ASKS_PERCENT = re.compile(r"what percent|as a percent|percentage", re.IGNORECASE)
+_PARENTHESISED_SUM = re.compile(r"\((?:[^()]*[A-Za-z][^()]*[+-][^()]*|[^()]*[+-][^()]*[A-Za-z][^()]*)\)")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def _square_factor(n: int) -> bool:
+    return n > 1 and n < 10**8 and any(n % (k * k) == 0 for k in range(2, math.isqrt(n) + 1))
+
+
+def _unreduced(text: str) -> bool:
+    for found in _FRACTION.finditer(text):
+        top = found.group(1) or found.group(2) or found.group(5)
+        bottom = found.group(3) or found.group(4) or found.group(6)
+        if top and bottom and int(bottom) != 0 and (math.gcd(int(top), int(bottom)) > 1 or int(bottom) == 1):
+            return True
+    return False
+
+
+def _decimals(text: str) -> int:
+    found = re.search(r"\d\.(\d+)", text)
+    return len(found.group(1)) if found else 0
+
+
+def _form_asked(answer: str, reference: str, problem: str) -> str | None:
+    """Why `answer` is not in a form the problem asks for (module docstring), else None."""
+    if _ASKS_PI.search(problem) and "\\pi" in reference and "\\pi" not in answer:
+        return "not in terms of pi"
+    if _ASKS_INTERVAL.search(problem) and _INEQUALITY.search(answer) and not _INEQUALITY.search(reference):
+        return "not in interval notation"
+    nearest = _ASKS_NEAREST.search(problem)
+    if nearest and _NUMBER.fullmatch(answer.strip()) and _decimals(answer) != _NEAREST[nearest.group(1).lower()]:
+        return f"not rounded to the nearest {nearest.group(1).lower()}"
+    if _ASKS_EXPAND.search(problem) and _PARENTHESISED_SUM.search(answer) and not _PARENTHESISED_SUM.search(reference):
+        return "not expanded"
+    if _ASKS_PERCENT.search(problem):
+        given, wanted = _NUMBER.search(answer), _NUMBER.search(reference)
+        if given and wanted and abs(float(given.group()) - float(wanted.group())) > 1e-9:
+            return "not the percent the problem asks for"
+    return None
+
+
+def strict_refusal(answer: str, reference: str, problem: str | None = None) -> str | None:
+    """Why strict grading refuses `answer`, which lenient grading credits, or None (module docstring)."""
+    judged, wanted = last_side(answer), last_side(reference)
+    reason = refusal(answer, reference, problem)
+    if reason is not None or "".join(judged.split()) == "".join(wanted.split()):
+        return reason
+    left_over = (restatement_features(judged) - restatement_features(wanted)) & _OPERATIONS
+    if left_over:
+        return "unevaluated " + ", ".join(sorted(left_over))
+    if _DECIMAL.search(judged) and not _DECIMAL.search(wanted) and not (problem and _ASKS_ROUNDING.search(problem)):
+        return "a decimal for an exact value"
+    if any(_square_factor(int(root.group(1) or root.group(2))) for root in _ROOT.finditer(judged)):
+        return "radical not simplified"
+    if _ROOT_IN_DENOMINATOR.search(judged) and not _ROOT_IN_DENOMINATOR.search(wanted):
+        return "radical in the denominator"
+    if _unreduced(judged) and not _unreduced(wanted):
+        return "fraction not in lowest terms"
+    if _MIXED.search(judged) and not _MIXED.search(wanted):
+        return "mixed number"
+    return _form_asked(judged, wanted, problem) if problem else None

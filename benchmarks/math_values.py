@@ -1,0 +1,125 @@
+"""Equality in value, by math-verify: answer against reference, and the problem's expressions that equal it.
+
+    equal_in_value("\\frac{1}{2}", "0.5")                       # True
+    equal_in_value("x > 2", "(2, \\infty)")                    # True: an inequality in one variable is an interval
+    equal_values("3 \\cdot 4", "12")                           # True (for the sides of an equation)
+    problem_expressions("Expand $(x-1)(x+4)$.", "x^2+3x-4")     # ("(x-1)(x+4)",): the question's expression
+
+Both sides are handed to math-verify boxed, the same parse on each (numbers as numbers, order-free
+lists, intervals, tuples, matrices, ``\\text{}``, units and degrees normalised away), after
+`benchmarks.math_normal.for_verify` (mixed numbers as sums). math-verify's own timeouts are off:
+the caller bounds the time (`benchmarks.math_check`).
+
+`problem_expressions` lists the expressions of a problem whose value is the reference's: the
+expression the question asks to transform ("Simplify $\\sqrt{75}$", "What is 9 + 6?"). They are
+read from the problem's math spans (split at "=", ",", ";") and from plain-text arithmetic
+("9 + 6"), at most MAX_EXPRESSIONS of them, each parsed once per (problem, reference) pair.
+"""
+
+import functools
+import re
+
+import sympy
+from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
+from sympy.core.relational import Equality, Relational, Unequality
+
+from benchmarks.math_nonanswer import NEUTRAL, restatement_features
+from benchmarks.math_normal import for_verify
+
+MAX_EXPRESSIONS = 24  # problem expressions compared with the reference, at most
+EXPRESSION_CHARS = 200  # the longest problem expression compared
+
+_EXTRACTION = (LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig())
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_PLAIN_ARITHMETIC = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:\s*(?:[-+*/×÷^]|\\times|\\cdot)\s*\d+(?:\.\d+)?)+(?![\w.])")
+
+
+@functools.lru_cache(maxsize=8192)
+def parsed(text: str) -> tuple:
+    """math-verify's reading of `text` (boxed), cached: references recur across samples."""
+    return tuple(parse("\\boxed{" + for_verify(text) + "}", _EXTRACTION, parsing_timeout=None))
+
+
+def _inequality_set(value):
+    """The interval an inequality in one variable describes (``x > 2`` -> (2, oo)), a union for
+    "x < -1 or x > 2" (parsed as a set of inequalities); None for anything else."""
+    if isinstance(value, sympy.FiniteSet) and len(value) > 1:
+        parts = [_inequality_set(item) for item in value.args]
+        return None if any(part is None for part in parts) else sympy.Union(*parts)
+    if not isinstance(value, Relational | sympy.And | sympy.Or) or len(value.free_symbols) != 1:
+        return None
+    relations = value.atoms(Relational) if not isinstance(value, Relational) else {value}
+    if not relations or any(isinstance(r, Equality | Unequality) for r in relations):
+        return None
+    return value.as_set()
+
+
+def _with_intervals(predicted: list, gold: tuple) -> list:
+    """`predicted` with inequalities read as intervals, when the reference is an interval or a union."""
+    if not any(isinstance(g, sympy.Set) and not isinstance(g, sympy.FiniteSet) for g in gold):
+        return predicted
+    converted = [_inequality_set(value) if isinstance(value, sympy.Basic) else None for value in predicted]
+    return [value if new is None else new for value, new in zip(predicted, converted)]
+
+
+def equal_in_value(answer: str, reference: str) -> bool:
+    """Whether math-verify finds the answer equal to the reference (inequalities read as intervals)."""
+    gold = parsed(reference)
+    predicted = list(parse("\\boxed{" + for_verify(answer) + "}", _EXTRACTION, parsing_timeout=None))
+    if not gold or not predicted:
+        return False
+    return verify(list(gold), _with_intervals(predicted, gold), timeout_seconds=None)
+
+
+def equal_values(left: str, right: str) -> bool:
+    """Whether two sides of an equation have the same value."""
+    first, second = parsed(left), parsed(right)
+    return bool(first and second) and verify(list(first), list(second), timeout_seconds=None)
+
+
+def _split_top_level(text: str) -> list[str]:
+    """`text` split at "=", ",", ";" and "\\quad" outside brackets."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "{[(":
+            depth += 1
+        elif char in "}])":
+            depth -= 1
+        elif char in "=,;" and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return [part.replace("\\quad", " ").strip() for part in parts]
+
+
+def _candidates(problem: str) -> list[str]:
+    """Expressions of the problem (module docstring) that are more than a lone number or symbol."""
+    found, prose = [], problem
+    for span in _MATH_SPAN.finditer(problem):
+        inner = next(group for group in span.groups() if group is not None)
+        found.extend(_split_top_level(inner))
+        prose = prose.replace(span.group(), " ")
+    found.extend(match.group() for match in _PLAIN_ARITHMETIC.finditer(prose))
+    unique = []
+    for expression in found:
+        if expression and len(expression) <= EXPRESSION_CHARS and expression not in unique:
+            if restatement_features(expression) - NEUTRAL and re.search(r"[-+*/^!]|\\[A-Za-z]", expression):
+                unique.append(expression)
+    return unique[:MAX_EXPRESSIONS]
+
+
+@functools.lru_cache(maxsize=4096)
+def problem_expressions(problem: str, reference: str) -> tuple[str, ...]:
+    """The problem's expressions equal in value to the reference (module docstring)."""
+    gold = parsed(reference)
+    if not gold:
+        return ()
+    equal = []
+    for expression in _candidates(problem):
+        try:
+            value = parsed(expression)
+            if value and verify(list(gold), list(value), timeout_seconds=None):
+                equal.append(expression)
+        except Exception:  # an expression math-verify cannot read is no restatement target
+            continue
+    return tuple(equal)
