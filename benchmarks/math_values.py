@@ -92,7 +92,8 @@ def _split_top_level(text: str) -> list[str]:
     return [part.replace("\\quad", " ").strip() for part in parts]
 
 
-def _candidates(problem: str) -> list[str]:
+@functools.lru_cache(maxsize=1024)
+def problem_candidates(problem: str) -> tuple[str, ...]:
     """Expressions of the problem (module docstring) that are more than a lone number or symbol."""
     found, prose = [], problem
     for span in _MATH_SPAN.finditer(problem):
@@ -105,7 +106,7 @@ def _candidates(problem: str) -> list[str]:
         if expression and len(expression) <= EXPRESSION_CHARS and expression not in unique:
             if restatement_features(expression) - NEUTRAL and re.search(r"[-+*/^!]|\\[A-Za-z]", expression):
                 unique.append(expression)
-    return unique[:MAX_EXPRESSIONS]
+    return tuple(unique[:MAX_EXPRESSIONS])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -115,7 +116,7 @@ def problem_expressions(problem: str, reference: str) -> tuple[str, ...]:
     if not gold:
         return ()
     equal = []
-    for expression in _candidates(problem):
+    for expression in problem_candidates(problem):
         try:
             value = parsed(expression)
             if value and verify(list(gold), list(value), timeout_seconds=None):
