@@ -63,10 +63,16 @@ from typing import NamedTuple
 
 from benchmarks.math_answer import FALLBACKS, Extracted, extract, last_box
 from benchmarks.math_form import PROBLEM_CHARS, base_verdict, last_side, restates
-from benchmarks.math_nonanswer import hedge, numeric_sides, restates_by_form, side_by_side
+from benchmarks.math_nonanswer import (
+    contains_expression,
+    hedge,
+    numeric_sides,
+    restates_by_form,
+    side_by_side,
+)
 from benchmarks.math_normal import normalized
-from benchmarks.math_strict import strict_refusal
-from benchmarks.math_values import equal_in_value, equal_values, problem_expressions
+from benchmarks.math_strict import left_unevaluated, strict_refusal
+from benchmarks.math_values import equal_in_value, equal_values, problem_candidates, problem_expressions
 
 __all__ = [  # FALLBACKS and Extracted are `benchmarks.math_answer`'s, re-exported for the grader
     "ANSWER_CHARS",
@@ -207,10 +213,24 @@ def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> Ver
     judged = last_side(text) if numeric_sides(text) else text
     if not equal_in_value(judged, reference):
         return _refused(answer)
-    if problem and restates_by_form(last_side(text), last_side(reference), problem_expressions(problem, reference)):
+    if problem and _restated(text, reference, problem):
         return _refused(answer, "restates the problem")
     reason = strict_refusal(text, reference, problem)
     return Verdict(True, reason is None, answer, reason)
+
+
+def _restated(text: str, reference: str, problem: str) -> bool:
+    """The answer, equal to the reference, is the question given back (step 6): one of the problem's
+    expressions that equal the reference in another form, or partly worked out (arithmetic or an
+    operation left undone), or an unevaluated answer that contains one of the problem's expressions
+    ("the product of $5+\\sqrt3$ and its conjugate" answered ``(5+\\sqrt3)(5-\\sqrt3)``)."""
+    expressions = problem_expressions(problem, reference)
+    judged = last_side(text)
+    if restates_by_form(judged, last_side(reference), expressions):
+        return True
+    if not left_unevaluated(judged, reference):
+        return False
+    return bool(expressions) or contains_expression(judged, problem_candidates(problem))
 
 
 def _non_answer(text: str, reference: str, problem: str | None) -> str | None:

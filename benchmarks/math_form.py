@@ -59,8 +59,8 @@ _SAME = {
     "\\geqslant": "\\geq",
 }
 # Tokens that make an answer an expression (something that could restate the question).
-_OPERATORS = {"+", "-", "*", "/", "^", "!", "_", "\\frac", "\\sqrt", "\\binom", "\\overline", "\\sum", "\\prod"}
-_OPERATORS |= {"\\log", "\\ln", "\\sin", "\\cos", "\\tan", "\\int", "\\lfloor", "\\lceil", "\\pmod", "\\mod"}
+OPERATORS = {"+", "-", "*", "/", "^", "!", "_", "\\frac", "\\sqrt", "\\binom", "\\overline", "\\sum", "\\prod"}
+OPERATORS |= {"\\log", "\\ln", "\\sin", "\\cos", "\\tan", "\\int", "\\lfloor", "\\lceil", "\\pmod", "\\mod"}
 
 # Decorations a value may carry: units in \text{}, currency, percent, degrees, thin spaces.
 _DECORATION = re.compile(
@@ -189,7 +189,7 @@ def _form_refusal(answer: str, problem: str) -> str | None:
     return None
 
 
-def _undone_arithmetic(latex: str) -> set[tuple[str, str, str]]:
+def undone_arithmetic(latex: str) -> set[tuple[str, str, str]]:
     """The operations between two plain numbers left for the reader to do: "121 \\cdot 2" in
     "\\sqrt{121 \\cdot 2}", "81 + 1" in "15x - 81 + 1", "2^{10}". An operation counts only where its
     neighbours cannot bind tighter (not "1 - 2/\\pi", "6 + 9i", "2^{25} \\cdot 26!"); a slash is a
@@ -222,7 +222,7 @@ def _unwrapped(items: list[str]) -> list[str]:
 
 def _is_expression(items: list[str]) -> bool:
     core = items[1:] if items[:1] in (["-"], ["+"]) else items
-    return any(token in _OPERATORS for token in core)
+    return any(token in OPERATORS for token in core)
 
 
 def restates(answer: str, reference: str, problem: str | None) -> bool:
@@ -247,7 +247,7 @@ def refusal(answer: str, reference: str, problem: str | None = None) -> str | No
         return "restates the problem"
     if is_value(wanted) and not _evaluated_as(judged, wanted):
         return "unevaluated (the reference is a value)"
-    if _undone_arithmetic(judged) - _undone_arithmetic(wanted):
+    if undone_arithmetic(judged) - undone_arithmetic(wanted):
         return "arithmetic left undone"
     return _form_refusal(judged, problem) if problem else None
 

@@ -27,7 +27,7 @@ never reaches this check.
 
 import re
 
-from benchmarks.math_form import tokens
+from benchmarks.math_form import OPERATORS, tokens
 
 HEDGE_WORDS = ("or", "maybe", "possibly", "perhaps", "probably", "approximately", "approx", "about", "around")
 HEDGE_WORDS += ("roughly", "nearly", "almost", "either", "not", "guess", "unsure", "likely", "unclear", "between")
@@ -120,4 +120,16 @@ def restates_by_form(answer: str, reference: str, problem_expressions: list[str]
         own = restatement_features(expression)
         if (own - wanted) & made_of and not (made_of - own - NEUTRAL):
             return True
+    return False
+
+
+def contains_expression(answer: str, expressions: tuple[str, ...]) -> bool:
+    """Whether the answer contains one of `expressions` (with an operator, three tokens or more)
+    token for token: ``\\sqrt{10 \\times 15 \\times 24}`` contains ``10 \\times 15 \\times 24``."""
+    joined = "\x1f" + "\x1f".join(tokens(answer)) + "\x1f"
+    for expression in expressions:
+        parts = tokens(expression)
+        if len(parts) >= 3 and any(part in OPERATORS for part in parts):
+            if "\x1f" + "\x1f".join(parts) + "\x1f" in joined:
+                return True
     return False

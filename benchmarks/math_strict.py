@@ -25,7 +25,7 @@ two numbers left undone, a fraction not in lowest terms, "common fraction", "as 
 import math
 import re
 
-from benchmarks.math_form import last_side, refusal
+from benchmarks.math_form import is_value, last_side, refusal, tokens, undone_arithmetic
 from benchmarks.math_nonanswer import restatement_features
 
 _OPERATIONS = {"\\binom", "!", "\\log", "\\sin", "\\cos", "\\tan", "\\cot", "\\sec", "\\csc", "\\arcsin"}
@@ -83,6 +83,19 @@ def _form_asked(answer: str, reference: str, problem: str) -> str | None:
         if given and wanted and abs(float(given.group()) - float(wanted.group())) > 1e-9:
             return "not the percent the problem asks for"
     return None
+
+
+def left_unevaluated(answer: str, reference: str) -> bool:
+    """Whether the answer leaves arithmetic or an operation for the reader that the reference has
+    done: a value written as an expression, two numbers not combined, ``\\binom``, a root of a square..."""
+    judged, wanted = last_side(answer), last_side(reference)
+    if tokens(judged) == tokens(wanted):
+        return False
+    if is_value(wanted) and not is_value(judged) and not re.fullmatch(r"[-+]?[\d.]+", judged.strip()):
+        return True
+    if undone_arithmetic(judged) - undone_arithmetic(wanted):
+        return True
+    return bool((restatement_features(judged) - restatement_features(wanted)) & _OPERATIONS)
 
 
 def strict_refusal(answer: str, reference: str, problem: str | None = None) -> str | None:
