@@ -25,8 +25,8 @@ import hashlib
 import random
 from collections.abc import Iterator
 
-from benchmarks.benchmark import Benchmark, Metric
-from benchmarks.grading import DEFAULT_TIMEOUT_S, Extracted, check_batch
+from benchmarks.benchmark import Benchmark
+from benchmarks.math_competitions import MATH_METRICS, grade_math_row
 
 LEVELS = (1, 2, 3, 4)
 SPLITS = ("train", "test")
@@ -148,16 +148,13 @@ def generate_arithmetic(level: int, split: str, count: int, seed: int, style: st
 
 def arithmetic_benchmark(level: int, style: str = "natural", size: int = 500) -> Benchmark:
     """The held-out test split as an evaluation benchmark: `size` rows (fewer at levels 1, 2),
-    a permutation of the held-out problems seeded by the evaluation seed; graded by `grade_math` with
+    a permutation of the held-out problems seeded by the evaluation seed; graded as the math
+    benchmarks are (`math_competitions.grade_math_row`: lenient `acc` and strict `acc_strict`) with
     the problem passed (answering "7 + 45" restates it) and the "statement" fallback ("52" or "The
     answer is 52." without a box)."""
 
     def generate(limit: int | None, seed: int) -> list[dict]:
         return generate_arithmetic(level, "test", size if limit is None else min(limit, size), seed, style)
-
-    def grade(row: dict, completion: str) -> tuple[float, Extracted | None]:
-        ((correct, extracted),) = check_batch([completion], [row["answer"]], DEFAULT_TIMEOUT_S, [row["problem"]])
-        return float(correct), extracted
 
     suffix = "" if style == "natural" else f"_{style}"
     return Benchmark(
@@ -168,8 +165,8 @@ def arithmetic_benchmark(level: int, style: str = "natural", size: int = 500) ->
         expected_rows=None,
         required_fields=("id", "problem", "answer", "expression"),
         make_prompt=lambda row: row["problem"],
-        grade=grade,
-        metrics=(Metric("acc"),),
+        grade=grade_math_row,
+        metrics=MATH_METRICS,
         reference=lambda row: row["answer"],
         generate=generate,
         description=f"synthetic arithmetic level {level} ({style}), held-out test split",

@@ -5,7 +5,10 @@ the 83-problem AMC 12 2022+2023 set some papers report as "AMC". Rows are
 {"id", "problem", "answer"}, problem and answer not null or blank (checked at load); answers are
 graded by `benchmarks.grading` (math-verify) with the problem passed, so that restating it
 scores nothing; with no box, the answer statement that ends a completion counts (fallback
-"statement", set per benchmark in MATH_BENCHMARKS). Local files and their provenance
+"statement", set per benchmark in MATH_BENCHMARKS). Each completion is graded in both of the grader's
+modes in one pass: `acc` (the primary metric, the headline) is the lenient verdict (any equal value,
+comparable with published tables), `acc_strict` the strict one (a worked-out answer in the form the
+question asks for); samples.jsonl records both. Local files and their provenance
 (repository@commit) are those of shared/benchmarks/manifest.json; online the Hub ids below are
 read (test split, else the only one).
 
@@ -22,7 +25,7 @@ read (test split, else the only one).
 import functools
 
 from benchmarks.benchmark import Benchmark, Metric, hf_dataset_rows
-from benchmarks.grading import DEFAULT_TIMEOUT_S, Extracted, check_batch, last_boxed_content
+from benchmarks.grading import DEFAULT_TIMEOUT_S, Extracted, grade_math_verdicts, last_boxed_content
 
 MATH_INSTRUCTION = "Please reason step by step, and put your final answer within \\boxed{}."
 
@@ -31,12 +34,19 @@ def math_prompt(row: dict) -> str:
     return f"{row['problem']}\n{MATH_INSTRUCTION}"
 
 
-def grade_math_row(row: dict, completion: str, fallback: str = "statement") -> tuple[float, Extracted | None]:
-    """(1.0 or 0.0, the answer graded) of a completion of `row`, the problem passed to the grader."""
-    ((correct, extracted),) = check_batch(
+MATH_METRICS = (Metric("acc"), Metric("acc_strict"))
+"""The lenient verdict (primary: the headline, pass@k, suite averages) and the strict one beside it."""
+
+
+def grade_math_row(
+    row: dict, completion: str, fallback: str = "statement"
+) -> tuple[dict[str, float], Extracted | None]:
+    """({"acc": lenient, "acc_strict": strict} as 1.0 / 0.0, the answer graded) of a completion of `row`,
+    the problem passed to the grader."""
+    (verdict,) = grade_math_verdicts(
         [completion], [str(row["answer"])], DEFAULT_TIMEOUT_S, [row.get("problem")], fallback=fallback
     )
-    return float(correct), extracted
+    return {"acc": float(verdict.lenient), "acc_strict": float(verdict.strict)}, verdict.extracted
 
 
 def math_row_from_hub(raw: dict, index: int) -> dict:
@@ -67,7 +77,7 @@ def _math_benchmark(
         scalar_fields=("problem", "answer"),
         make_prompt=math_prompt,
         grade=functools.partial(grade_math_row, fallback=fallback),
-        metrics=(Metric("acc"),),
+        metrics=MATH_METRICS,
         reference=lambda row: str(row["answer"]),
         fetch_online=functools.partial(hf_dataset_rows, hub_id, math_row_from_hub),
         description=description,

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
+import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -48,12 +50,15 @@ from harness.backends import make_backend
 from harness.common.processes import raise_if_terminated
 from harness.logprobs import response_logprobs
 from harness.metrics import StepMetrics, add_clipped_lp_shares, quadrant_metrics
+from harness.reward_check import RewardCheck
 from harness.rewards import MathReward
 from harness.rollout import EngineOptions, Rollouts, SamplingParams, mismatch_weights, sample_messages
 from harness.schema import TrainConfig, loss_and_schedule
 from harness.tasks import Task
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
     from harness.run_dir import RolloutLog
@@ -116,6 +121,7 @@ class RLModule(L.LightningModule):
         task: Task,
         reference: PreTrainedModel | None = None,
         rollout_log: RolloutLog | None = None,
+        suspects_file: Path | None = None,
     ):
         super().__init__()
         self.automatic_optimization = False
@@ -129,6 +135,8 @@ class RLModule(L.LightningModule):
         self.agg_mode = config.algo.agg_mode or self.base_loss.default_agg
         self.temperature = config.rollout.temperature
         self.reward_fn = MathReward(config.reward, config.rollout.max_new_tokens)
+        # the online reward check (harness.reward_check); its examples file only on rank 0
+        self.reward_check = RewardCheck(config.reward, config.run.seed, log_file=suspects_file)
         rollout = config.rollout
         engine = EngineOptions(
             gpu_memory_utilization=rollout.gpu_memory_utilization,
@@ -223,6 +231,11 @@ class RLModule(L.LightningModule):
             keep = dynamic_sampling_filter(rewards, G).repeat_interleave(G)  # [N]
         metrics.add_rollout(rewards, correct, lengths, rollouts.truncated, keep, t_rollout)
         self.log_rollout_sample(step, rollouts, answers, rewards)
+        suspects = self.reward_check.run(
+            step, self.world[0], rollouts.texts, sampled.problems, answers, rewards.tolist(), correct.tolist()
+        )
+        if self.reward_check.enabled:
+            metrics.add_reward_check(suspects.checked, suspects.flagged, suspects.credited)
 
         t1 = time.perf_counter()
         batch = UpdateBatch.from_rollouts(rollouts.select(torch.nonzero(keep).squeeze(-1)), advantages[keep])
@@ -234,6 +247,8 @@ class RLModule(L.LightningModule):
         self.sync_rollout_engine()  # every rank calls it (FSDP gathers collectively), updated or not
         metrics.add_timing(update_tokens, time.perf_counter() - t1, self.optimizers().param_groups[0]["lr"])
         self.finish_step(step, metrics)
+        if self.world[0] == 0:
+            self.reward_check.warn(step, self.history[-1], suspects, functools.partial(print, file=sys.stderr))
 
     def collect_rollouts(self, step: int) -> StepRollouts:
         """This rank's rollouts of step `step`, with each row's reference answer and problem text."""

@@ -7,6 +7,12 @@ cut at max_new_tokens (a cut-off response is graded by its boxes only, never by 
 answer-statement fallback). The grader bounds the time a pathological answer can take
 (math-verify's own timeouts need the main thread; the batch grader handles threads and worker
 processes).
+
+`reward.strict` (default true) picks the grader's mode: strict also refuses arithmetic left undone
+(``\\frac{24}{2}`` for 12), a decimal for an exact value and an answer not in the form the question
+asks for; lenient credits any equal value. Non-answers (restatements, side-by-side numbers, hedges,
+retractions, hidden boxes) are refused in both. The `paper` profile sets it to what the official
+recipe's reward does (harness/configs/paper.yaml says which file that is).
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ class MathReward:
                 timeout_s=self.config.grading_timeout_s,
                 problems=problems,
                 truncated=None if truncated is None else truncated.tolist(),
+                strict=self.config.strict,
             ),
             dtype=torch.bool,
         )  # [N]

@@ -62,6 +62,8 @@ RESUMABLE_KEYS = (
     "run.eval_max_new_tokens",
     "run.threads",
     "run.rollout_samples",
+    "reward.suspect_sample",  # the online reward check only reads the completions
+    "reward.suspect_warn",
     "run.artifact_root",  # an existing experiment keeps its location; a new one would take the new root
     "run.tags",
     "rollout.batch_size",
@@ -156,6 +158,13 @@ class RewardConfig:
     """DAPO overlong shaping: length of the soft-penalty zone before max_new_tokens (tokens; null: off)."""
     grading_timeout_s: float = param(5.0, gt=0)
     """Longest time one answer may take to grade before it counts as wrong (seconds)."""
+    strict: bool = True
+    """Grade in strict mode: also refuse an answer left unevaluated (\\frac{24}{2}), a decimal for an exact value,
+    or not in the form the question asks for; false: lenient, any equal value (see benchmarks.grading)."""
+    suspect_sample: int = param(32, ge=0)
+    """Completions of each step the reward-hack detectors read (seeded sample; 0: off); see harness.reward_check."""
+    suspect_warn: float = param(0.25, ge=0, le=1)
+    """Share of the checked completions flagged as suspect above which the terminal gets a warning."""
 
 
 @dataclass(frozen=True)

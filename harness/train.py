@@ -252,9 +252,11 @@ def train(
         reference.requires_grad_(False).eval()
 
     rollout_log = RolloutLog(run_dir.rollouts_file) if rank_zero else None
-    if rollout_log is not None:
-        rollout_log.restart_at(steps_done)
-    module = RLModule(config, policy, tokenizer, task, reference, rollout_log)
+    suspects_file = run_dir.suspects_file if rank_zero else None  # the online reward check's examples
+    if rank_zero:
+        for log_file in (run_dir.rollouts_file, run_dir.suspects_file):
+            RolloutLog(log_file).restart_at(steps_done)
+    module = RLModule(config, policy, tokenizer, task, reference, rollout_log, suspects_file)
     state = run_dir.state() if rank_zero and resume else None
     run_name = config.run.run_name or f"{config.loss['name']}-seed{config.run.seed}"
     resumed_run = state["mlflow_run_id"] if state else None
@@ -313,7 +315,7 @@ def finish(config: TrainConfig, module: RLModule, logger: RunLogger, run_dir: Ru
     with naming(run_dir.summary_file):
         atomic_write_text(run_dir.summary_file, json.dumps(summary, indent=1))
     with naming(logger.experiment.get_run(logger.run_id).info.artifact_uri):  # a full artifact store
-        for path in (run_dir.summary_file, run_dir.config_file, run_dir.rollouts_file):
+        for path in (run_dir.summary_file, run_dir.config_file, run_dir.rollouts_file, run_dir.suspects_file):
             if path.is_file():
                 logger.experiment.log_artifact(logger.run_id, str(path))
     if module.stop_reason:

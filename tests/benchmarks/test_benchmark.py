@@ -102,7 +102,10 @@ def test_an_answer_past_pythons_digit_limit_loads_as_its_exact_digits(tmp_path):
     digits = "7" * 5000  # int() refuses past 4300 digits; the row keeps the number as its text
     _write(tmp_path, b'{"id": 1, "problem": "p", "answer": ' + digits.encode() + b"}\n")
     row = get_benchmark("aime24").load(tmp_path)[0]
-    assert row["answer"] == digits and get_benchmark("aime24").score(row, f"\\boxed{{{digits}}}") == {"acc": 1.0}
+    assert row["answer"] == digits and get_benchmark("aime24").score(row, f"\\boxed{{{digits}}}") == {
+        "acc": 1.0,
+        "acc_strict": 1.0,
+    }
 
 
 @pytest.mark.parametrize("content", [b"", b"\n", b"  \n\t\n\n"])

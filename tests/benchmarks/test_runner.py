@@ -6,6 +6,7 @@ import json
 import pytest
 
 from benchmarks import evaluate, get_benchmark, log_to_mlflow
+from benchmarks.benchmark import Metric
 from benchmarks.metrics import pass_at_k
 
 
@@ -33,6 +34,9 @@ def test_half_correct_sampler_scores_half(data_dir, tmp_path):
     assert on_disk == json.loads(json.dumps(results))
     samples = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
     assert len(samples) == 30 and sum(s["correct"] for s in samples) == 15
+    assert all(s["correct_strict"] == s["correct"] for s in samples)  # plain integers: both modes agree
+    assert summary["metrics"]["acc_strict"]["avg@3"] == pytest.approx(0.5)
+    assert results["suite"]["avg_strict"] == pytest.approx(0.5)
     first = samples[0]
     assert first["benchmark"] == "amc23" and first["sample"] == 0 and first["prompt"] == order[0]
     assert first["extracted"] == first["reference"].removesuffix(".0") or first["extracted"] == first["reference"]
@@ -47,6 +51,7 @@ def test_half_correct_sampler_scores_half(data_dir, tmp_path):
         "graded_text",
         "reference",
         "correct",
+        "correct_strict",
         "scores",
     }
 
@@ -237,7 +242,8 @@ def test_prompts_that_do_not_fit_are_skipped_scored_zero_and_counted(data_dir, t
         "extracted": None,
         "reference": str(rows[1]["answer"]),
         "correct": False,
-        "scores": {"acc": 0.0},
+        "correct_strict": False,
+        "scores": {"acc": 0.0, "acc_strict": 0.0},
         "skipped": "prompt longer than the model's context",
     }
     assert sum(s["correct"] for s in samples) == 6
@@ -301,7 +307,7 @@ def test_progress_label_says_sampling_while_sampling_and_grading_only_while_grad
         return [[p] * n for p in prompts]
 
     monkeypatch.setattr(runner, "Progress", RecordedProgress)
-    arith = dataclasses.replace(get_benchmark("arith_l1"), grade=grade)
+    arith = dataclasses.replace(get_benchmark("arith_l1"), grade=grade, metrics=(Metric("acc"),))  # one verdict
     second = dataclasses.replace(arith, name="second")
     evaluate([arith, second], sampler, k=2, limit=2, seed=0, output_dir=tmp_path, chunk_size=1)
     assert seen[0] == ("sampling", ["arith_l1: sampling"])
@@ -398,3 +404,24 @@ def test_a_disk_that_fills_up_while_writing_names_the_file_and_keeps_the_old_fil
     assert error.value.errno == errno.ENOSPC and error.value.filename == str(tmp_path / name)
     assert {name: (tmp_path / name).read_bytes() for name in before} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json", "samples.jsonl"]  # no temporaries left
+
+
+def test_the_strict_verdict_is_recorded_beside_the_lenient_one(tmp_path):
+    from benchmarks.report import format_results
+
+    arith = get_benchmark("arith_l1")
+    answers = _answers_by_prompt(arith, None, 4)
+
+    def sampler(prompts, n):  # the right value with the division left undone: lenient credits, strict refuses
+        return [[f"So \\boxed{{\\frac{{{2 * int(answers[p])}}}{{2}}}}."] * n for p in prompts]
+
+    results = evaluate([arith], sampler, k=2, limit=4, seed=0, output_dir=tmp_path, progress=False)
+    metrics = results["benchmarks"]["arith_l1"]["metrics"]
+    assert metrics["acc"]["avg@2"] == 1.0 and metrics["acc_strict"]["avg@2"] == 0.0
+    assert results["suite"]["avg"] == 1.0 and results["suite"]["avg_strict"] == 0.0
+    samples = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    assert {(s["correct"], s["correct_strict"]) for s in samples} == {(True, False)}
+    table = format_results(results).splitlines()
+    assert "avg@2 ± se (%)  strict avg@2 (%)" in table[0]
+    assert table[2].split()[:4] == ["arith_l1", "acc", "100.0", "±"] and table[2].split()[5] == "0.0"
+    assert table[-1].split()[:6] == ["suite", "mean", "1", "benchmark", "100.0", "0.0"]

@@ -16,6 +16,18 @@ def test_correct_and_incorrect_values():
     assert rewards.tolist() == [1.0, 1.0, -0.5, -0.5, -0.5]
 
 
+def test_strict_grading_refuses_undone_work_that_lenient_grading_credits():
+    problems = ["What is 3 times 4?"] * 3 + ["What is 9 + 6?"]
+    texts = ["So \\boxed{\\frac{24}{2}}.", "So \\boxed{12}.", "So \\boxed{2^{10}}.", "So \\boxed{9\\;6}."]
+    answers = ["12", "12", "1024", "15"]
+    lengths = torch.tensor([8, 8, 8, 8])
+    strict = MathReward(RewardConfig(), max_new_tokens=8)  # strict is the default
+    lenient = MathReward(RewardConfig(strict=False), max_new_tokens=8)
+    assert strict(texts, answers, lengths, problems=problems)[1].tolist() == [False, True, False, False]
+    # lenient credits any equal value, but never a non-answer (two numbers side by side)
+    assert lenient(texts, answers, lengths, problems=problems)[1].tolist() == [True, True, True, False]
+
+
 def test_overlong_shaping_is_added_to_the_reward():
     # max 8 tokens, soft zone of 4: no penalty up to 4 tokens, -0.25 per token after, -1 at 8
     reward = MathReward(RewardConfig(overlong_buffer=4), max_new_tokens=8)
@@ -32,8 +44,11 @@ def test_boxing_the_problems_expression_gets_the_incorrect_reward():
     rewards, correct = reward(texts, answers, torch.tensor([10, 10, 6]), problems=problems)
     assert correct.tolist() == [False, True, False]
     assert rewards.tolist() == [-1.0, 1.0, -1.0]
-    # Without the problem the restated root equals the reference in value: the problem is what refuses it.
-    assert reward(texts[:1], answers[:1], torch.tensor([10]))[1].tolist() == [True]
+    # Without the problem the restated root equals the reference in value: lenient grading credits it (the
+    # problem is what refuses it there); strict grading refuses an unsimplified root anyway.
+    lenient = MathReward(RewardConfig(strict=False), max_new_tokens=64)
+    assert lenient(texts[:1], answers[:1], torch.tensor([10]))[1].tolist() == [True]
+    assert reward(texts[:1], answers[:1], torch.tensor([10]))[1].tolist() == [False]
 
 
 def test_a_truncated_response_is_graded_by_its_boxes_only():

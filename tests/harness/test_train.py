@@ -30,6 +30,8 @@ STEP_METRICS = [
     "rollout_tokens_per_s",
     "update_tokens_per_s",
     "truncated_frac",
+    "reward_suspect_frac",
+    "reward_suspect_credited_frac",
 ]
 SMALL = ["--run.steps", "2", "--rollout.prompts_per_step", "8", "--algo.mini_batches", "2"]
 
@@ -72,4 +74,4 @@ def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server)
     assert len(client.get_metric_history(run.info.run_id, "entropy")) == 2
     assert run.data.params["loss.name"] == loss and "optim.lr" in run.data.params
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
-    assert {"summary.json", "config.yaml", "rollouts.jsonl"} <= artifacts
+    assert {"summary.json", "config.yaml", "rollouts.jsonl", "reward_suspects.jsonl"} <= artifacts
