@@ -175,19 +175,22 @@ class Verdict(NamedTuple):
     reason: str | None
 
 
+_new_verdict = tuple.__new__  # a Verdict without NamedTuple's Python-level __new__ (the hot path)
+
+
 def fast_verdict(answer: str | None, reference: str | None) -> Verdict | None:
     """Integer answer vs integer reference as digit strings, or an answer identical to the reference
     (up to spaces); no answer, or no reference, is False. None when the full check is needed."""
     if answer is None or reference is None:
-        return Verdict(False, False, answer, None)
+        return _new_verdict(Verdict, (False, False, answer, None))
     reference = reference.strip()
     candidate_digits = _integer_digits(answer.strip().rstrip(".").strip())
     reference_digits = _integer_digits(reference)
     if candidate_digits is not None and reference_digits is not None:
         same = candidate_digits == reference_digits
-        return Verdict(same, same, answer, None)
+        return _new_verdict(Verdict, (same, same, answer, None))
     if reference and (answer == reference or "".join(answer.split()) == "".join(reference.split())):
-        return Verdict(True, True, answer, None)
+        return _new_verdict(Verdict, (True, True, answer, None))
     return None
 
 

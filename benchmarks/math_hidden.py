@@ -25,7 +25,6 @@ import re
 
 RETRACTION_CHARS = 400  # the text after an answer that is searched for a retraction
 
-_MARKERS = ("%", "phantom", "`", "<!--", "\\iffalse")
 _COMMENT = re.compile(r"(?:^|(?<=[ \t]))(?<!\\)%[^\n]*", re.MULTILINE)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -63,8 +62,8 @@ def _phantom_spans(text: str) -> list[tuple[int, int]]:
 
 def visible(text: str) -> str:
     """`text` with what a reader does not see blanked by spaces (same length, same positions)."""
-    if not any(marker in text for marker in _MARKERS):
-        return text
+    if "%" not in text and "`" not in text and "phantom" not in text and "<!--" not in text and "iffalse" not in text:
+        return text  # the common case, five C-level scans
     for pattern in (_FENCE, _HTML_COMMENT, _IFFALSE, _INLINE_CODE, _COMMENT):
         for found in list(pattern.finditer(text)):
             text = _blank(text, found.start(), found.end())

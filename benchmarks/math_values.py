@@ -18,6 +18,7 @@ read from the problem's math spans (split at "=", ",", ";") and from plain-text 
 
 import functools
 import re
+from fractions import Fraction
 
 import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
@@ -26,11 +27,16 @@ from sympy.core.relational import Equality, Relational, Unequality
 from benchmarks.math_nonanswer import NEUTRAL, restatement_features
 from benchmarks.math_normal import for_verify
 
+FLOAT_DIGITS = 6  # math-verify's float_rounding
 MAX_EXPRESSIONS = 24  # problem expressions compared with the reference, at most
 EXPRESSION_CHARS = 200  # the longest problem expression compared
 
 _EXTRACTION = (LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig())
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_PLAIN_RATIONAL = re.compile(
+    r"([+-]?)\s*(?:(\d+(?:\.\d*)?|\.\d+)|\\[dt]?frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
+    r"|(\d+)\s*/\s*(\d+))"
+)
 _PLAIN_ARITHMETIC = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:\s*(?:[-+*/×÷^]|\\times|\\cdot)\s*\d+(?:\.\d+)?)+(?![\w.])")
 
 
@@ -62,10 +68,39 @@ def _with_intervals(predicted: list, gold: tuple) -> list:
     return [value if new is None else new for value, new in zip(predicted, converted)]
 
 
+def rational(text: str) -> tuple[Fraction, bool] | None:
+    """(value, written with a decimal point) of a plain number or fraction of integers ("-0.25",
+    "\\frac{3}{4}", "3/4"); None for anything else."""
+    found = _PLAIN_RATIONAL.fullmatch(text.strip())
+    if found is None:
+        return None
+    sign, number, top, top_digit, bottom, bottom_digit, slash_top, slash_bottom = found.groups()
+    try:
+        if number is not None:
+            value = Fraction(number)
+        else:
+            value = Fraction(int(top or top_digit or slash_top), int(bottom or bottom_digit or slash_bottom))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return (-value if sign == "-" else value), number is not None and "." in number
+
+
+def _same_number(first: tuple[Fraction, bool], second: tuple[Fraction, bool]) -> bool:
+    """Plain numbers compared as math-verify compares them: exactly, and where either is written
+    as a decimal also after rounding both to FLOAT_DIGITS places ("0.333333" is 1/3)."""
+    if first[0] == second[0]:
+        return True
+    return (first[1] or second[1]) and round(first[0], FLOAT_DIGITS) == round(second[0], FLOAT_DIGITS)
+
+
 def equal_in_value(answer: str, reference: str) -> bool:
-    """Whether math-verify finds the answer equal to the reference (inequalities read as intervals)."""
+    """Whether math-verify finds the answer equal to the reference (inequalities read as intervals);
+    two plain numbers are compared here, without sympy (`rational`)."""
+    numbers = rational(answer), rational(reference)
+    if numbers[0] is not None and numbers[1] is not None:
+        return _same_number(*numbers)
     gold = parsed(reference)
-    predicted = list(parse("\\boxed{" + for_verify(answer) + "}", _EXTRACTION, parsing_timeout=None))
+    predicted = list(parsed(answer))
     if not gold or not predicted:
         return False
     return verify(list(gold), _with_intervals(predicted, gold), timeout_seconds=None)
