@@ -1,9 +1,37 @@
-"""The project's one math answer checker, for evaluation and for RL rewards alike.
+"""The project's one math answer checker, for evaluation and for RL rewards alike, in two modes.
 
     grade_math("The answer is \\boxed{025}", "25")                              # True
     grade_math("\\boxed{\\sqrt{242}}", "11\\sqrt2", problem="Simplify $\\sqrt{242}$.")  # False: restated
+    grade_math("\\boxed{\\frac{24}{2}}", "12")                                  # True: lenient, the value is right
+    grade_math("\\boxed{\\frac{24}{2}}", "12", strict=True)                     # False: left unevaluated
+    grade_math_verdicts(completions, references, problems=problems)             # both modes, one pass
     extract_answer("... so \\boxed{\\frac{1}{2}}.")                             # "\\frac{1}{2}"
-    grade_math_batch(completions, references, timeout_s=5.0, problems=problems)
+
+The two modes. Both refuse what is no answer, whatever its value (`benchmarks.math_nonanswer`,
+`benchmarks.math_hidden`): the question given back (an expression of the problem, token for token
+or in another form found by value: "Expand $(x-1)(x+4)$" answered ``(x+4)(x-1)``, "Simplify
+$\\sqrt{75}$" answered ``75^{1/2}``, "Compute $99^2+99+1$" answered ``9801 + 100``), numbers side by
+side (``9\\;6`` for 9 + 6), hedges (``15\\text{ (or 16)}``, "approximately", ``\\approx``), false
+equations (``3 = 12``), an answer retracted after its box ("wait, that is wrong"), a box hidden in a
+``%`` comment, a ``\\phantom{}``, a code block or an HTML comment, a completion cut at its token limit
+that has no box.
+- lenient (``strict=False``, the default; evaluation's headline, as the field's usual evaluation with
+  math-verify): any answer equal in value to the reference is right: ``\\frac{24}{2}`` for 12,
+  ``1.414214`` for ``\\sqrt2`` (math-verify compares decimals to 6 places), ``\\sqrt8`` for ``2\\sqrt2``,
+  a mixed number ``2\\frac13`` for ``\\frac73``.
+- strict (``strict=True``; the RL reward's default, `harness.rewards`): also the worked-out form a
+  careful MATH grader demands (`benchmarks.math_strict`): no arithmetic or operation left undone
+  (``\\frac{24}{2}``, ``2^{10}``, ``\\binom62``, ``3!``, ``\\sqrt{144}``, ``\\log_2 8``, ``\\frac{d}{dx}``,
+  ``\\sum``), no decimal for an exact value unless a decimal or rounding is asked for, radicals
+  simplified and out of the denominator, fractions in lowest terms, no mixed number, and the form
+  the question asks for ("common fraction", "simplest radical form", "in terms of $\\pi$", "interval
+  notation", "to the nearest hundredth", "expand", "what percent").
+Both credit what a careful reader reads as the reference (`benchmarks.math_normal`): thousands
+separators (``1{,}000{,}000``, ``1\\,000``), ``\\$2{,}500``, ``\\mathbf{12}``, ``\\hspace{2pt}12``, a
+multiple-choice letter with its value (``\\textbf{(C)}\\ 12``), ``\\frac{-1\\pm\\sqrt5}{2}`` for both
+roots, and an answer statement followed by a check that confirms it.
+`Verdict.reason` says why an answer was refused. `harness grader-audit` measures both modes against a
+careful reading on the graded set and the reward-hack probes (benchmarks/data/, docs/grader-probes.md).
 
 What counts as an answer (`benchmarks.math_answer`): the last ``\\boxed{}`` (with the boxes of an
 answer split over several), else, with the default fallback "statement", an answer statement that
@@ -13,13 +41,11 @@ ends the completion ("The final answer is X."), a completion that is nothing but
 boxes only. Nothing else is read: a completion that stops in mid-reasoning ("... so 9") has no
 answer. The `Extracted` answer says which rule found it and the text it was read from.
 
-When it is right (`benchmarks.math_check`): the same integer, the reference's own text, or equal in
-value by math-verify (https://github.com/huggingface/Math-Verify, >= 0.7; inequalities in one
-variable read as intervals), provided that it is an answer and not the question: pass the problem,
-as training and evaluation do, and an answer that only restates an expression of the problem is
-refused unless it is written as the reference is; an unevaluated expression (``99^2+99+1``,
-``\\dbinom{31}{28}``) is refused where the reference is a value, problem or not; numerals with a base
-subscript must be the reference's digits in the reference's base (`benchmarks.math_form`).
+When it is right (`benchmarks.math_check`, which lists the steps): the same integer, the reference's
+own text, or equal in value by math-verify (https://github.com/huggingface/Math-Verify, >= 0.7;
+inequalities in one variable read as intervals), provided that it is an answer and not the question:
+pass the problem, as training and evaluation do, or restatements cannot be told from answers;
+numerals with a base subscript must be the reference's digits in the reference's base.
 
 Odd input never raises: a completion that is not a string is no answer (False, extracted None); a
 numeric reference is read as ``str(reference)``; any other non-string reference matches nothing; a

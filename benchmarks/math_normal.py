@@ -19,7 +19,8 @@
 - "2 or 3" becomes the list "2, 3" where the reference is a list (with one value it is a hedge).
 
 `for_verify` only prepares the text math-verify parses (answer and reference alike): a mixed
-number ``2\\frac13`` is 2 + 1/3, where LaTeX's juxtaposition would read a product.
+number ``2\\frac13`` is 2 + 1/3, where LaTeX's juxtaposition would read a product; ``\\binom62`` is
+``\\binom{6}{2}``, which math-verify does not read without braces.
 """
 
 import re
@@ -36,6 +37,7 @@ _CHOICE_LABEL = re.compile(r"\(\s*([A-E])\s*\)")
 _TEXT = re.compile(r"\\(?:text|mbox|mathrm|textrm)\s*\{([^{}]*)\}")
 _OR = re.compile(r"\s*(?:\\text\{\s*or\s*\}|\\textrm\{\s*or\s*\}|\\mbox\{\s*or\s*\}|\bor\b|\\lor)\s*")
 _MIXED = re.compile(r"(?<![\w}^_.\\])(-?)(\d+)\s*\\[dt]?frac\s*(\{\s*\d+\s*\}|\d)\s*(\{\s*\d+\s*\}|\d)")
+_BINOM_DIGITS = re.compile(r"\\[dt]?binom\s*(\d)\s*(\d)")
 _LONE_VARIABLE_SIDE = re.compile(r"^\s*(?:[A-Za-z]|\\[A-Za-z]+)\s*=\s*")
 
 
@@ -123,7 +125,9 @@ def normalized(answer: str, reference: str, problem: str | None = None) -> str:
 
 
 def for_verify(text: str) -> str:
-    """What math-verify parses: mixed numbers as sums (module docstring)."""
+    """What math-verify parses: mixed numbers as sums, ``\\binom62`` with its braces (module docstring)."""
+    if "binom" in text:
+        text = _BINOM_DIGITS.sub(r"\\binom{\1}{\2}", text)
     if "frac" not in text:
         return text
     return _MIXED.sub(lambda m: f"{m.group(1)}({m.group(2)}+\\frac{m.group(3)}{m.group(4)})", text)
