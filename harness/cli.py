@@ -3,6 +3,7 @@
     harness models                                   # built-in models and parameter counts
     harness train --profile tiny --loss ce_gppo --loss.beta1 0.75
     harness eval --model tiny --suite math --k 2 --limit 5
+    harness grader-audit --show-disagreements        # the math grader against a careful reading
     harness sweep --config sweeps/configs/beta_grid.yaml   # added by the sweeps package
 
 Packages built on the harness add sub-commands without the harness importing them (imports point
@@ -217,6 +218,16 @@ def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+def grader_audit_command(args: argparse.Namespace, extra: list[str]) -> int:
+    """Grade the graded set and the reward-hack probes in both grading modes against a careful reading."""
+    from harness.reports.grader_audit import grader_audit
+
+    if extra:
+        raise ConfigError(f"unexpected argument '{extra[0]}'; see harness grader-audit --help")
+    grader_audit(args.tracking_uri or DEFAULT_TRACKING_URI, args.json, args.show_disagreements)
+    return 0
+
+
 def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
     """One --flag per field of a flat config dataclass; values are validated by build_config."""
     docs = field_docs(cls)
@@ -293,6 +304,10 @@ def build_parser() -> OneLineParser:
     board.add_argument("--tag", action="append", help="only runs with tag KEY=VALUE (repeatable)")
     board.add_argument("--since", help="only runs started on or after this date (YYYY-MM-DD; before 1970: all)")
     board.add_argument("--output-dir", help="where leaderboard.md/.csv/.html go (default runs/leaderboard)")
+    audit = commands.add_parser("grader-audit", help=grader_audit_command.__doc__, parents=[common])
+    audit.add_argument("--json", help="also write the full result (with the id of every disagreement) to this file")
+    audit.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI}; none: no tracking)")
+    audit.add_argument("--show-disagreements", action="store_true", help="list every case grader and reading differ on")
     add_plugin_commands(commands, common)
     return parser
 
@@ -303,6 +318,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, list[str]], int]] = {
     "eval": eval_command,
     "table1": table1_command,
     "leaderboard": leaderboard_command,
+    "grader-audit": grader_audit_command,
 }
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import torch
 
 from harness.common.errors import ConfigError
-from harness.common.files import atomic_directory, remove_stale_temporaries
+from harness.common.files import atomic_directory, cache_root, remove_stale_temporaries
 
 TINY_SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "<|system|>", "<|user|>", "<|assistant|>"]
 # Printable ASCII plus newline: every character a prompt or answer can hold.
@@ -60,8 +60,7 @@ BUILTIN_MODELS = {
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("HARNESS_CACHE") or Path.home() / ".cache" / "ce-gppo-harness"
-    return Path(root) / "models"
+    return cache_root() / "models"
 
 
 def build_tiny_tokenizer():

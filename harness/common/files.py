@@ -8,6 +8,7 @@
     ensure_writable_folder(Path("runs/x"), "--output-dir")           # one-line ConfigError before any work
     with naming(path): sink.write(...)                              # a full disk's ENOSPC names `path`
     lock = hold_lock(folder / ".lock", "{folder} is in use by pid {pid}")   # one owner at a time
+    cache_root() / "models"                                         # $HARNESS_CACHE, ~/.cache/ce-gppo-harness
 
 Atomic writes go to a temporary sibling named ``.<name>.<pid>.<random>.tmp`` and are renamed over
 the target only when the write finished (rename is atomic on one filesystem), so a reader sees the
@@ -35,6 +36,15 @@ from pathlib import Path
 from typing import IO
 
 from harness.common.errors import ConfigError, DataError
+
+CACHE_ENV = "HARNESS_CACHE"
+
+
+def cache_root() -> Path:
+    """The project's cache folder (built-in models, warm starts, the grader audit): $HARNESS_CACHE,
+    else ~/.cache/ce-gppo-harness. Everything in it can be rebuilt."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "ce-gppo-harness")
+
 
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+\.tmp$")
 

@@ -18,6 +18,7 @@ tr.paper td { color: #777; font-style: italic; }
 .noise { color: #9a6700; font-weight: 600; }
 figure { display: inline-block; margin: 0.5em; } img { max-width: 640px; border: 1px solid #ddd; }
 .note { color: #555; }
+.audit { border-left: 4px solid #1a7f37; padding: 0.2em 0.6em; background: #f6fff8; }
 """
 
 
@@ -47,7 +48,8 @@ def table_html(
     return "\n".join(out)
 
 
-def html_page(title, setup, rows, benchmarks, paper, verdicts, figures, missing=(), extra=None) -> str:
+def html_page(title, setup, rows, benchmarks, paper, verdicts, figures, missing=(), extra=None, audit=None) -> str:
+    """The page; `audit` is the grader audit's line (benchmarks.grader_audit.audit_line), shown under the setup."""
     classes = {"holds": "holds", "does not hold": "not", "inside noise": "noise"}
     claims = []
     for v in verdicts:
@@ -60,8 +62,10 @@ def html_page(title, setup, rows, benchmarks, paper, verdicts, figures, missing=
         "<!doctype html>",
         f'<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>{STYLE}</style></head>',
         f"<body><h1>{html.escape(title)}</h1><p class='note'>{html.escape(setup)}</p>",
-        table_html(rows, benchmarks, paper, extra),
     ]
+    if audit:
+        parts.append(f"<p class='audit'>{html.escape(audit)}</p>")
+    parts.append(table_html(rows, benchmarks, paper, extra))
     if missing:
         parts.append(f"<p class='note'>Not finished (left out): {html.escape(', '.join(missing))}</p>")
     if verdicts:

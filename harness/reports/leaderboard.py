@@ -8,10 +8,11 @@ A group is one algorithm with one set of hyper-parameters on one model for one n
 (the run params `loss.*`, `model.name`, `run.steps`); its runs are its seeds. Columns: for every
 benchmark an evaluation of the group's runs was tagged with (`harness eval --model <run dir>`
 records the training run), avg@k in percent with the standard error (the runs' errors pooled)
-and the spread over seeds; Avg is the mean of the runs' suite averages, or, for groups never
-evaluated on a suite, the held-out greedy accuracy after RL; then the held-out gain and the
-stability figures (logged by every run as `stability/*`). Rows are ranked by Avg. Sweep trials
-and table runs are rows of their own, their source shown.
+and the spread over seeds (math: lenient, with the strict-mode avg@k beside it); Avg is the mean of
+the runs' suite averages, or, for groups never evaluated on a suite, the held-out greedy accuracy
+after RL; then the held-out gain and the stability figures (logged by every run as `stability/*`).
+Rows are ranked by Avg. Sweep trials and table runs are rows of their own, their source shown.
+Above the table, the grader audit's line (`harness grader-audit`).
 
 Only reads: a store that does not exist is refused (nothing is created). A metric that is NaN or
 infinite (a run that diverged) is left out of every mean, the page says how many values were,
@@ -28,6 +29,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.grader_audit import audit_line
+from benchmarks.report import STRICT_SUFFIX
 from harness.reports.html import html_page
 from harness.reports.plan import TABLE_PROFILES
 from harness.reports.stats import spread
@@ -115,20 +118,24 @@ def evaluations(client, runs: list) -> dict[str, dict[str, float]]:
 
 
 def _eval_cells(metrics_list: list[dict[str, float]]) -> dict[str, Cell]:
-    """benchmark -> Cell from the runs' eval/<bench>/<metric>/avg_at_k (+ stderr) metrics."""
+    """benchmark -> Cell from the runs' eval/<bench>/<metric>/avg_at_k (+ stderr) metrics; a math
+    benchmark's strict-mode avg@k (eval/<bench>/acc_strict/...) beside it, when every run has it."""
     cells = {}
     keys = sorted({k for m in metrics_list for k in m if k.startswith("eval/") and "/avg_at_" in k})
     for key in keys:
-        bench = key.split("/")[1]
-        if bench in cells:
-            continue  # the first (primary) metric of a benchmark
+        bench, metric = key.split("/")[1:3]
+        if bench in cells or metric.endswith(STRICT_SUFFIX):
+            continue  # the first (primary) metric of a benchmark; the strict one goes beside it below
         kept = [m for m in metrics_list if key in m and is_finite(m[key])]
         if not kept:
             continue  # shown as "–"
         values = [m[key] for m in kept]
         errors = finite(m.get(key.rsplit("/", 1)[0] + "/stderr", 0.0) for m in kept)
         se = math.sqrt(sum(e * e for e in errors)) / len(errors) if len(errors) == len(values) else None
-        cells[bench] = Cell(statistics.fmean(values), se, spread(values), len(values))
+        strict_key = key.replace(f"/{metric}/", f"/{metric}{STRICT_SUFFIX}/")
+        stricts = [m[strict_key] for m in kept if is_finite(m.get(strict_key, math.nan))]
+        strict = statistics.fmean(stricts) if stricts and len(stricts) == len(kept) else None
+        cells[bench] = Cell(statistics.fmean(values), se, spread(values), len(values), strict)
     return cells
 
 
@@ -232,12 +239,14 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
             f"; {left_out} non-finite metric values (NaN or inf) of {of_runs} runs left out of every mean "
             "(–: no finite value)"
         )
-    (folder / "leaderboard.md").write_text(f"# Leaderboard\n\n{setup}\n\n{markdown}\n")
+    audit = audit_line()  # the grader every evaluation here was scored with, audited (cached per version)
+    (folder / "leaderboard.md").write_text(f"# Leaderboard\n\n{setup}\n\n{audit}\n\n{markdown}\n")
     (folder / "leaderboard.csv").write_text(to_csv(rows, benchmarks))
     figures = curve_figures(client, rows[:TOP], members, folder / "figures")
-    page = html_page("Leaderboard", setup, rows, benchmarks, None, [], figures, (), extra)
+    page = html_page("Leaderboard", setup, rows, benchmarks, None, [], figures, (), extra, audit=audit)
     (folder / "leaderboard.html").write_text(page)
     log(setup)
     log(markdown)
+    log(audit)
     log(f"written: {folder / 'leaderboard.md'}, {folder / 'leaderboard.csv'}, {folder / 'leaderboard.html'}")
     return rows

@@ -4,9 +4,10 @@ For every (row, seed) of the plan it reads the FINISHED training run (its summar
 per-step history and stability figures) and evaluation run (eval/results.json and
 eval/samples.jsonl: per-problem scores) by their table.* tags. It writes into the output folder
 
-    table1.md      the table (our rows; on the paper profile the paper's numbers under them), the
-                   claims section and the figures, as a Markdown page; above the table, every row
-                   and seed that is missing, with the failed job's error and log
+    table1.md      the table (our rows; on the paper profile the paper's numbers under them; each
+                   math cell lenient with strict beside it), the grader audit's line, the claims
+                   section and the figures, as a Markdown page; above the table, every row and
+                   seed that is missing, with the failed job's error and log
     table1.csv     every cell as mean / se / sd, and the stability figures
     table1.html    one static page (table, claims, figures embedded), no network needed
     figures/       the PNGs
@@ -21,6 +22,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from benchmarks.grader_audit import audit_line
+from benchmarks.runner import strict_name
 from harness.common.files import atomic_write_text
 from harness.reports.claims import check_claims
 from harness.reports.figures import paper_figures
@@ -38,13 +41,17 @@ def _artifact_json(client, run_id: str, path: str, folder: Path):
     return json.loads(local.read_text())
 
 
-def per_problem_scores(results: dict, samples: list[dict]) -> dict[str, dict[str, float]]:
-    """benchmark -> problem id -> mean of its samples' primary score."""
+def per_problem_scores(results: dict, samples: list[dict], strict: bool = False) -> dict[str, dict[str, float]]:
+    """benchmark -> problem id -> mean of its samples' primary score (`strict`: of the same samples graded
+    in the math grader's strict mode, for the benchmarks graded in both modes only)."""
     primary = {name: b["primary_metric"] for name, b in results["benchmarks"].items()}
+    if strict:
+        primary = {name: strict_name(metric) for name, metric in primary.items()}
     collected: dict[str, dict[str, list[float]]] = {}
     for sample in samples:
         bench = sample["benchmark"]
-        collected.setdefault(bench, {}).setdefault(str(sample["id"]), []).append(sample["scores"][primary[bench]])
+        if primary[bench] in sample["scores"]:
+            collected.setdefault(bench, {}).setdefault(str(sample["id"]), []).append(sample["scores"][primary[bench]])
     return {b: {p: statistics.fmean(v) for p, v in problems.items()} for b, problems in collected.items()}
 
 
@@ -77,7 +84,9 @@ def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, 
                 evaluation = _artifact_json(client, run_id, "eval/results.json", Path(tmp) / "r")
                 samples = _artifact_json(client, run_id, "eval/samples.jsonl", Path(tmp) / "j")
                 benchmarks = benchmarks or list(evaluation["benchmarks"])
-                results.setdefault(row.label, {})[seed] = SeedResult(per_problem_scores(evaluation, samples), figures)
+                scores = per_problem_scores(evaluation, samples)
+                strict = per_problem_scores(evaluation, samples, strict=True)
+                results.setdefault(row.label, {})[seed] = SeedResult(scores, figures, strict)
     return results, histories, benchmarks
 
 
@@ -109,9 +118,11 @@ def build_report(
     setup = (
         f"{len(seeds)} paired seeds; evaluated on {', '.join(benchmarks)} with avg@{profile.k} at temperature "
         f"{profile.temperature}, top-p {profile.top_p}; cells are percent: avg@k ± standard error over problems "
-        "(pooled over seeds and samples) (sd over seeds)"
+        "(pooled over seeds and samples) (sd over seeds); math is graded leniently (any equal value, the headline) "
+        "and strictly (the worked-out form a careful MATH grader demands), strict beside"
     )
-    markdown = [f"# {title}", "", setup, ""]
+    audit = audit_line()  # cached per grader version: milliseconds after the first time
+    markdown = [f"# {title}", "", setup, "", audit, ""]
     if missing:  # before the table: a row that is not there must not go unnoticed
         markdown += ["**Missing from this table** (run the same command again once the cause is fixed):", ""]
         markdown += [*(f"- {line}" for line in missing), ""]
@@ -122,7 +133,7 @@ def build_report(
     atomic_write_text(root / "table1.md", "\n".join(markdown) + "\n")
     atomic_write_text(root / "table1.csv", to_csv(table, benchmarks))
     atomic_write_text(
-        root / "table1.html", html_page(title, setup, table, benchmarks, paper, verdicts, figures, missing)
+        root / "table1.html", html_page(title, setup, table, benchmarks, paper, verdicts, figures, missing, audit=audit)
     )
     outputs = [root / "table1.md", root / "table1.csv", root / "table1.html", *figures]
     with tracked_run(uri, TRAIN_EXPERIMENT, f"table1-report-{profile.name}", tags={"table.report": profile.name}):
@@ -131,6 +142,7 @@ def build_report(
         for path in outputs:
             mlflow.log_artifact(str(path), artifact_path="figures" if path.suffix == ".png" else None)
     log(to_markdown(table, benchmarks, paper))
+    log(audit)
     log("\nclaims:\n" + "\n".join(v.line().replace("**", "") for v in verdicts))
     log(f"\nreport: {root / 'table1.md'}, {root / 'table1.csv'}, {root / 'table1.html'}; figures in {root / 'figures'}")
     return {"table": table, "verdicts": verdicts, "figures": figures, "outputs": outputs, "missing": missing}

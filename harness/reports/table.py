@@ -8,8 +8,11 @@ each problem, from samples.jsonl) and the run's stability figures. A benchmark c
     sd     = spread over seeds: sample standard deviation of the per-seed avg@k
 
 Avg is the unweighted mean over the benchmarks (the paper's "Avg"), per seed, then as above with
-its seed spread. Stability columns are means over seeds of the figures of
-`harness.summary.stability_figures`; clip shares are in percent of tokens.
+its seed spread. Where the samples were graded in both of the math grader's modes, the lenient
+verdict is the cell's headline and the strict one's avg@k stands beside it ("strict 44.0"; CSV:
+<column>_strict_mean, after the other columns); Avg's strict value needs every benchmark's.
+Stability columns are means over seeds of the figures of `harness.summary.stability_figures`; clip
+shares are in percent of tokens.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import csv
 import io
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harness.reports.stats import spread
 
@@ -38,6 +41,7 @@ PERCENT = {"clip_frac_low", "clip_frac_high"}
 class SeedResult:
     scores: dict[str, dict[str, float]]  # benchmark -> problem id -> mean score of its k samples
     figures: dict[str, float] = field(default_factory=dict)  # stability figures (none for the base row)
+    strict: dict[str, dict[str, float]] = field(default_factory=dict)  # as scores, graded in strict mode
 
 
 @dataclass(frozen=True)
@@ -46,10 +50,12 @@ class Cell:
     se: float | None  # over problems (pooled over seeds and samples); None for Avg
     sd: float  # over seeds
     seeds: int
+    strict: float | None = None  # mean over seeds of the strict-mode avg@k; None: graded in one mode only
 
     def text(self) -> str:
         se = f" ± {100 * self.se:.1f}" if self.se is not None else ""
-        return f"{100 * self.mean:.1f}{se} (sd {100 * self.sd:.1f})"
+        strict = f", strict {100 * self.strict:.1f}" if self.strict is not None else ""
+        return f"{100 * self.mean:.1f}{se} (sd {100 * self.sd:.1f}){strict}"
 
 
 def benchmark_cell(per_seed: list[dict[str, float]]) -> Cell:
@@ -81,6 +87,11 @@ def build_table(results: dict[str, dict[int, SeedResult]], benchmarks: list[str]
             statistics.fmean(statistics.fmean(by_seed[s].scores[b].values()) for b in benchmarks) for s in seeds
         ]
         cells["Avg"] = Cell(statistics.fmean(averages), None, spread(averages), len(seeds))
+        strict = {b: _strict_mean([by_seed[s].strict.get(b) for s in seeds]) for b in benchmarks}
+        for b, value in strict.items():
+            cells[b] = replace(cells[b], strict=value)
+        if benchmarks and all(value is not None for value in strict.values()):
+            cells["Avg"] = replace(cells["Avg"], strict=statistics.fmean(strict.values()))
         figure_names = sorted(set().union(*(by_seed[s].figures for s in seeds)))
         stability = {
             name: statistics.fmean(by_seed[s].figures[name] for s in seeds if name in by_seed[s].figures)
@@ -88,6 +99,13 @@ def build_table(results: dict[str, dict[int, SeedResult]], benchmarks: list[str]
         }
         rows.append(TableRow(label, cells, stability, len(seeds)))
     return rows
+
+
+def _strict_mean(per_seed: list[dict[str, float] | None]) -> float | None:
+    """Mean over seeds of the strict avg@k; None unless every seed has strict scores."""
+    if not per_seed or any(not scores for scores in per_seed):
+        return None
+    return statistics.fmean(statistics.fmean(scores.values()) for scores in per_seed)
 
 
 def cell_text(row: TableRow, column: str) -> str:
@@ -137,6 +155,7 @@ def to_csv(rows: list[TableRow], benchmarks: list[str]) -> str:
             "seeds",
             *(f"{c}_{part}" for c in columns for part in ("mean", "se", "sd")),
             *(key for key, _, _ in STABILITY),
+            *(f"{c}_strict_mean" for c in columns),
         ]
     )
     for row in rows:
@@ -148,5 +167,10 @@ def to_csv(rows: list[TableRow], benchmarks: list[str]) -> str:
                 continue
             values += [f"{cell.mean:.6g}", "" if cell.se is None else f"{cell.se:.6g}", f"{cell.sd:.6g}"]
         figures = [f"{row.stability[key]:.6g}" if key in row.stability else "" for key, _, _ in STABILITY]
-        writer.writerow([row.label, row.seeds, *values, *figures])
+        stricts = [_number(row.cells[c].strict if c in row.cells else None) for c in columns]
+        writer.writerow([row.label, row.seeds, *values, *figures, *stricts])
     return sink.getvalue()
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"

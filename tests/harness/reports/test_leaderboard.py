@@ -20,7 +20,9 @@ from harness.tracking import check_store
 GRPO, CE = {"loss.name": "grpo"}, {"loss.name": "ce_gppo", "loss.beta1": "0.5", "loss.beta2": "1.0"}
 
 
-def fake_run(client, experiment, loss, seed, heldout, entropy, *, tags=None, suite=None, steps="600", extra=None):
+def fake_run(
+    client, experiment, loss, seed, heldout, entropy, *, tags=None, suite=None, steps="600", extra=None, strict=None
+):
     run = client.create_run(experiment, tags=tags or {})
     run_id = run.info.run_id
     params = {**loss, "model.name": "tiny", "run.steps": steps, "run.seed": str(seed)}
@@ -40,6 +42,8 @@ def fake_run(client, experiment, loss, seed, heldout, entropy, *, tags=None, sui
     if suite is not None:  # an evaluation of this run
         evaluation = client.create_run(experiment, tags={"harness.train_run_id": run_id})
         metrics = {"eval/arith/acc/avg_at_4": suite, "eval/arith/acc/stderr": 0.02, "eval/suite_avg": suite}
+        if strict is not None:  # graded in both modes: the strict verdict's avg@k beside the lenient one
+            metrics["eval/arith/acc_strict/avg_at_4"] = strict
         client.log_batch(evaluation.info.run_id, metrics=[Metric(k, v, 0, 0) for k, v in metrics.items()])
         client.set_terminated(evaluation.info.run_id, "FINISHED")
     return run_id
@@ -217,3 +221,19 @@ def test_nan_and_inf_metrics_are_left_out_and_never_ranked(empty_store, tmp_path
     ce_line = next(line for line in markdown.splitlines() if line.startswith("| ce_gppo"))
     assert ce_line.count("–") == 8  # Avg and the seven stability columns
     assert "10 non-finite metric values" in (tmp_path / "board" / "leaderboard.html").read_text()
+
+
+def test_strict_beside_lenient_and_the_grader_audit_line(empty_store, tmp_path, monkeypatch, capsys):
+    import harness.reports.leaderboard as board
+
+    monkeypatch.setattr(board, "audit_line", lambda: "Grader audit: (the audit's line)")
+    uri, client = new_store(empty_store, tmp_path)
+    train = client.create_experiment("train")
+    for seed, strict in enumerate((0.5, 0.6)):
+        fake_run(client, train, GRPO, seed, 0.7, 0.4, suite=0.7, strict=strict)
+    (row,) = leaderboard(uri, Filters(), str(tmp_path / "board"))
+    assert row.cells["arith"].mean == pytest.approx(0.7) and row.cells["arith"].strict == pytest.approx(0.55)
+    markdown = (tmp_path / "board" / "leaderboard.md").read_text()
+    assert "Grader audit: (the audit's line)" in markdown and "strict 55.0" in markdown
+    assert "Grader audit: (the audit&#x27;s line)" in (tmp_path / "board" / "leaderboard.html").read_text()
+    assert "Grader audit: (the audit's line)" in capsys.readouterr().out

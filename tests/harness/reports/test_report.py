@@ -36,6 +36,9 @@ def log_run(client, experiment, tags, files, tmp_path):
     client.set_terminated(run.info.run_id, "FINISHED")
 
 
+SUMMARY = {"history": [{"step": 1, "entropy": 0.5}], "stability": {"end_entropy": 0.5}}
+
+
 def fabricate(client, tmp_path, tags, train_key, eval_key, correct, entropy):
     """One trained policy (summary.json) and its evaluation: `correct` of 4 problems right."""
     summary = {"history": [{"step": 1, "entropy": entropy}], "stability": {"end_entropy": entropy}}
@@ -85,3 +88,25 @@ def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, tm
     assert markdown.index("**Missing from this table**") < markdown.index("| GRPO | 1 |")  # seen before the table
     assert "- DAPO seed 0: train failed: harness train: error: boom (log: logs/DAPO.train.log)" in markdown
     assert "DAPO seed 0: train failed: harness train: error: boom" in (out / "table1.html").read_text()
+
+
+def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store, tmp_path, monkeypatch):
+    import harness.reports.report as report
+
+    monkeypatch.setattr(report, "audit_line", lambda: "Grader audit: (the audit's line)")
+    uri, client = store
+    grpo = next(r for r in ROWS if r.label == "GRPO")
+    tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
+    log_run(client, TRAIN_EXPERIMENT, {**tags, "table.hash": "strict-k"}, {"summary.json": SUMMARY}, tmp_path)
+    results = {"benchmarks": {"math": {"primary_metric": "acc"}}}
+    samples = [{"benchmark": "math", "id": i, "scores": {"acc": 1.0, "acc_strict": float(i < 1)}} for i in range(4)]
+    files = {"eval/results.json": results, "eval/samples.jsonl": samples}
+    log_run(client, EVAL_EXPERIMENT, {**tags, "table.hash": "strict-k", "table.eval_hash": "strict-e"}, files, tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    build_report(TABLE_PROFILES["tiny"], [grpo], [0], out, uri, {("GRPO", 0): ("strict-k", "strict-e")}, print)
+    markdown = (out / "table1.md").read_text()
+    assert "Grader audit: (the audit's line)" in markdown and "strict beside" in markdown
+    assert "| GRPO | 1 | 100.0 ± 0.0 (sd 0.0), strict 25.0 | 100.0 (sd 0.0), strict 25.0 |" in markdown
+    assert "<p class='audit'>Grader audit: (the audit&#x27;s line)</p>" in (out / "table1.html").read_text()
+    assert (out / "table1.csv").read_text().splitlines()[1].endswith(",0.25,0.25")

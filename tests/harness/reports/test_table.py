@@ -63,3 +63,20 @@ def test_markdown_and_csv_show_the_same_numbers():
     csv_lines = to_csv(rows, ["aime", "amc"]).splitlines()
     assert csv_lines[0].startswith("algorithm,seeds,aime_mean,aime_se,aime_sd,amc_mean")
     assert csv_lines[2].startswith("GRPO,2,0.375,0,0.176777,0.5,0.5,0,0.4375,,0.0883883,0.35,")
+
+
+def test_strict_scores_stand_beside_the_lenient_headline():
+    def seed(lenient, strict):
+        return SeedResult(
+            {"math": {"x": lenient, "y": lenient}, "arith": {"x": 1.0}}, {}, {"math": {"x": strict, "y": strict}}
+        )
+
+    (row,) = build_table({"GRPO": {0: seed(0.5, 0.25), 1: seed(0.75, 0.5)}}, ["math", "arith"])
+    assert row.cells["math"].mean == pytest.approx(0.625) and row.cells["math"].strict == pytest.approx(0.375)
+    assert row.cells["math"].text().endswith("(sd 17.7), strict 37.5")
+    assert row.cells["arith"].strict is None and row.cells["Avg"].strict is None  # arith graded in one mode only
+    header, line = to_csv([row], ["math", "arith"]).splitlines()
+    assert header.split(",")[-3:] == ["math_strict_mean", "arith_strict_mean", "Avg_strict_mean"]
+    assert line.split(",")[-3:] == ["0.375", "", ""]
+    (both,) = build_table({"GRPO": {0: SeedResult({"math": {"x": 1.0}}, {}, {"math": {"x": 0.0}})}}, ["math"])
+    assert both.cells["Avg"].strict == 0.0 and "| 100.0 (sd 0.0), strict 0.0 |" in to_markdown([both], ["math"])
