@@ -26,7 +26,7 @@ import datetime as dt
 import math
 import statistics
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchmarks.grader_audit import audit_line
@@ -160,6 +160,9 @@ def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[li
         average = suite or heldout
         if average:
             cells["Avg"] = Cell(statistics.fmean(average), None, spread(average), len(average))
+        strict = finite(evals.get(r.info.run_id, {}).get("eval/suite_avg_strict", math.nan) for r in members)
+        if suite and len(strict) == len(suite):  # every evaluated run graded in both modes
+            cells["Avg"] = replace(cells["Avg"], strict=statistics.fmean(strict))
         gains = finite(
             m["heldout_after_greedy_accuracy"] - m["heldout_before_greedy_accuracy"]
             for m in metrics

@@ -43,7 +43,7 @@ def fake_run(
         evaluation = client.create_run(experiment, tags={"harness.train_run_id": run_id})
         metrics = {"eval/arith/acc/avg_at_4": suite, "eval/arith/acc/stderr": 0.02, "eval/suite_avg": suite}
         if strict is not None:  # graded in both modes: the strict verdict's avg@k beside the lenient one
-            metrics["eval/arith/acc_strict/avg_at_4"] = strict
+            metrics["eval/arith/acc_strict/avg_at_4"] = metrics["eval/suite_avg_strict"] = strict
         client.log_batch(evaluation.info.run_id, metrics=[Metric(k, v, 0, 0) for k, v in metrics.items()])
         client.set_terminated(evaluation.info.run_id, "FINISHED")
     return run_id
@@ -233,6 +233,7 @@ def test_strict_beside_lenient_and_the_grader_audit_line(empty_store, tmp_path, 
         fake_run(client, train, GRPO, seed, 0.7, 0.4, suite=0.7, strict=strict)
     (row,) = leaderboard(uri, Filters(), str(tmp_path / "board"))
     assert row.cells["arith"].mean == pytest.approx(0.7) and row.cells["arith"].strict == pytest.approx(0.55)
+    assert row.cells["Avg"].strict == pytest.approx(0.55)
     markdown = (tmp_path / "board" / "leaderboard.md").read_text()
     assert "Grader audit: (the audit's line)" in markdown and "strict 55.0" in markdown
     assert "Grader audit: (the audit&#x27;s line)" in (tmp_path / "board" / "leaderboard.html").read_text()
