@@ -18,7 +18,7 @@ tr.paper td { color: #777; font-style: italic; }
 .noise { color: #9a6700; font-weight: 600; }
 figure { display: inline-block; margin: 0.5em; } img { max-width: 640px; border: 1px solid #ddd; }
 .note { color: #555; }
-.audit { border-left: 4px solid #1a7f37; padding: 0.2em 0.6em; background: #f6fff8; }
+.audit { border-left: 4px solid #0969da; padding: 0.2em 0.6em; background: #f3f8ff; }
 """
 
 
