@@ -66,9 +66,11 @@ from benchmarks.math_form import PROBLEM_CHARS, base_verdict, last_side, restate
 from benchmarks.math_nonanswer import (
     contains_expression,
     hedge,
+    keeps_structure,
     numeric_sides,
     restates_by_form,
     side_by_side,
+    substituted,
 )
 from benchmarks.math_normal import normalized
 from benchmarks.math_strict import left_unevaluated, strict_refusal
@@ -226,14 +228,18 @@ def _restated(text: str, reference: str, problem: str) -> bool:
     """The answer, equal to the reference, is the question given back (step 6): one of the problem's
     expressions that equal the reference in another form, or partly worked out (arithmetic or an
     operation left undone), or an unevaluated answer that contains one of the problem's expressions
-    ("the product of $5+\\sqrt3$ and its conjugate" answered ``(5+\\sqrt3)(5-\\sqrt3)``)."""
+    ("the product of $5+\\sqrt3$ and its conjugate" answered ``(5+\\sqrt3)(5-\\sqrt3)``) or is one
+    with numbers put in for its variables ("$a^2 + b$ if $a = 4$, $b = 7$" answered ``4^2 + 7``)."""
     expressions = problem_expressions(problem, reference)
     judged = last_side(text)
     if restates_by_form(judged, last_side(reference), expressions):
         return True
     if not left_unevaluated(judged, reference):
         return False
-    return bool(expressions) or contains_expression(judged, problem_candidates(problem))
+    candidates = problem_candidates(problem)
+    if expressions or contains_expression(judged, candidates) or substituted(judged, candidates):
+        return True
+    return keeps_structure(judged, last_side(reference), candidates)
 
 
 def _non_answer(text: str, reference: str, problem: str | None) -> str | None:

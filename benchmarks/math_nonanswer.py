@@ -31,15 +31,21 @@ from benchmarks.math_form import OPERATORS, tokens
 
 HEDGE_WORDS = ("or", "maybe", "possibly", "perhaps", "probably", "approximately", "approx", "about", "around")
 HEDGE_WORDS += ("roughly", "nearly", "almost", "either", "not", "guess", "unsure", "likely", "unclear", "between")
+HEDGE_WORDS += ("think", "believe", "might", "could", "suppose", "seems", "assume", "if", "unless", "wrong")
 NEUTRAL = {"0", "1", "2", "factored", "(", ")", "[", "]", "+", "-", "*", "/", "^", "_", ",", "="}
 FUNCTIONS = {"\\frac", "\\sqrt", "\\binom", "\\log", "\\sin", "\\cos", "\\tan", "\\cot", "\\sec", "\\csc", "\\sum"}
 FUNCTIONS |= {"\\prod", "\\int", "\\lim", "!", "\\arcsin", "\\arccos", "\\arctan", "\\exp", "\\pi", "\\overline"}
 FUNCTIONS |= {"\\lfloor", "\\lceil", "\\infty", "\\partial", "d/dx"}
+# Structures a question asks to remove: kept in the answer, they mark the question given back.
+STRUCTURE = {"factored", "\\int", "\\sum", "\\prod", "\\lim", "d/dx", "\\frac", "\\sqrt", "\\binom", "!", "\\log"}
+STRUCTURE |= {"\\sin", "\\cos", "\\tan", "\\cot", "\\sec", "\\csc", "\\arcsin", "\\arccos", "\\arctan"}
+_VARIABLE = re.compile(r"[A-Za-z]")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SYNONYMS = {"\\ln": "\\log", "\\lg": "\\log", "\\operatorname": None}
 _INVERSE_TRIG = {"\\sin": "\\arcsin", "\\cos": "\\arccos", "\\tan": "\\arctan"}
 
 _SPACING = r"(?:\s|\\[,;: ]|\\q?quad|~|\^\s*\{?\s*\\circ\s*\}?|\\hspace\{[^{}]*\})"
-_SIDE_BY_SIDE = re.compile(rf"\d(?:\.\d+)?{_SPACING}+[+]?\d")
+_SIDE_BY_SIDE = re.compile(rf"(?<![_^\d.])(?<![_^]\{{)\d+(?:\.\d+)?{_SPACING}+[+]?\d")  # not a subscript: \log_4 8
 _TEXT = re.compile(r"\\(?:text|mbox|textrm|mathrm|textit)\s*\{([^{}]*)\}")
 _WORD = re.compile(r"[A-Za-z]+|\?")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
@@ -111,14 +117,70 @@ def restatement_features(latex: str) -> frozenset[str]:
 
 def restates_by_form(answer: str, reference: str, problem_expressions: list[str]) -> bool:
     """Whether the answer, known to equal the reference, is one of `problem_expressions` (the
-    problem's expressions that equal the reference) given back in another form (module docstring)."""
+    problem's expressions that equal the reference) given back in another form (module docstring):
+    made of that expression's parts, or keeping a structure of it that the question asked to
+    remove (a factored product where it asks to expand, an integral, a fraction, a function)."""
     made_of = restatement_features(answer)
     if not made_of - NEUTRAL:
         return False
     wanted = restatement_features(reference)
     for expression in problem_expressions:
         own = restatement_features(expression)
-        if (own - wanted) & made_of and not (made_of - own - NEUTRAL):
+        if (own - wanted) & made_of & STRUCTURE or (own - wanted) & made_of and not made_of - own - NEUTRAL:
+            return True
+    return False
+
+
+def keeps_structure(answer: str, reference: str, expressions: tuple[str, ...]) -> bool:
+    """Whether the answer keeps a structure (an integral, a function, a factored product ...) of one
+    of the problem's `expressions` that the reference no longer has: "Evaluate $\\int_0^2 3x^2\\,dx$"
+    answered ``3\\int_0^2 x^2\\,dx``."""
+    kept = restatement_features(answer) & STRUCTURE
+    if not kept:
+        return False
+    kept -= restatement_features(reference)
+    return any(kept & restatement_features(expression) for expression in expressions)
+
+
+def substituted(answer: str, expressions: tuple[str, ...]) -> bool:
+    """Whether the answer is one of `expressions` (with a variable and an operator) with numbers put
+    in for its variables and nothing worked out: "$3x^2 - x$" -> ``3(2)^2 - 2``, "$a + b$" -> ``-1 + 5``."""
+    given = _lone_numbers_unwrapped(tokens(answer))
+    for expression in expressions:
+        pattern = tokens(expression)
+        if any(_VARIABLE.fullmatch(token) for token in pattern) and any(token in OPERATORS for token in pattern):
+            if _fits(pattern, given, {}):
+                return True
+    return False
+
+
+def _lone_numbers_unwrapped(items: list[str]) -> list[str]:
+    """ "( 2 )" -> "2": a number put in for a variable is often parenthesised."""
+    out, i = [], 0
+    while i < len(items):
+        if items[i] == "(" and i + 2 < len(items) and items[i + 2] == ")" and _NUMBER.fullmatch(items[i + 1]):
+            out.append(items[i + 1])
+            i += 3
+        else:
+            out.append(items[i])
+            i += 1
+    return out
+
+
+def _fits(pattern: list[str], given: list[str], bound: dict[str, tuple[str, ...]]) -> bool:
+    """Whether `given` is `pattern` with each variable replaced by one number (signed or not), the
+    same number for the same variable, and an optional "*" before a variable's number."""
+    if not pattern:
+        return not given
+    head = pattern[0]
+    if not _VARIABLE.fullmatch(head):
+        return bool(given) and given[0] == head and _fits(pattern[1:], given[1:], bound)
+    rest = given[1:] if given[:1] == ["*"] else given
+    for size in (1, 2):
+        value = tuple(rest[:size])
+        if len(value) != size or not _NUMBER.fullmatch(value[-1]) or (size == 2 and value[0] != "-"):
+            continue
+        if bound.get(head, value) == value and _fits(pattern[1:], rest[size:], {**bound, head: value}):
             return True
     return False
 

@@ -20,7 +20,8 @@
 
 `for_verify` only prepares the text math-verify parses (answer and reference alike): a mixed
 number ``2\\frac13`` is 2 + 1/3, where LaTeX's juxtaposition would read a product; ``\\binom62`` is
-``\\binom{6}{2}``, which math-verify does not read without braces.
+``\\binom{6}{2}``, which math-verify does not read without braces; degrees inside a trigonometric
+function are radians (``\\cos 60^\\circ`` is 1/2, where math-verify reads cos(60)).
 """
 
 import re
@@ -33,10 +34,13 @@ _GROUP_SEPARATOR = re.compile(r"\{,\}|,\\!|,|\\,|\\ |~|\\;| ")
 _CHOICE_ANSWER = re.compile(
     r"\(?\s*([A-E])\s*\)\s*(?:[:.]|\\[ ,;:!]|\\q?quad|~|\s)*(.*)|([A-E])\s*(?:[:.]\s*(.*))?", re.DOTALL
 )
+_LATEX_SPACE = re.compile(r"\\[ ,;:!]|~")
 _CHOICE_LABEL = re.compile(r"\(\s*([A-E])\s*\)")
 _TEXT = re.compile(r"\\(?:text|mbox|mathrm|textrm)\s*\{([^{}]*)\}")
 _OR = re.compile(r"\s*(?:\\text\{\s*or\s*\}|\\textrm\{\s*or\s*\}|\\mbox\{\s*or\s*\}|\bor\b|\\lor)\s*")
 _MIXED = re.compile(r"(?<![\w}^_.\\])(-?)(\d+)\s*\\[dt]?frac\s*(\{\s*\d+\s*\}|\d)\s*(\{\s*\d+\s*\}|\d)")
+_TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)\b")
+_DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*\{?\s*\\circ\s*\}?")
 _BINOM_DIGITS = re.compile(r"\\[dt]?binom\s*(\d)\s*(\d)")
 _LONE_VARIABLE_SIDE = re.compile(r"^\s*(?:[A-Za-z]|\\[A-Za-z]+)\s*=\s*")
 
@@ -68,7 +72,8 @@ def problem_choices(problem: str | None) -> dict[str, str]:
     for label, following in zip(labels, [*labels[1:], None]):
         value = problem[label.end() : following.start() if following else len(problem)]
         value = _unwrap(value.replace("\\qquad", " ").replace("\\quad", " "))
-        value = value.replace("$", "").replace("\\textbf{", "").replace("\\mathrm{", "").strip(" }{\n\t.,;")
+        value = value.replace("$", "").replace("\\textbf{", "").replace("\\mathrm{", "")
+        value = _LATEX_SPACE.sub(" ", value).strip(" }{\n\t.,;")
         choices.setdefault(label.group(1), value)
     return choices
 
@@ -88,7 +93,7 @@ def _choice(answer: str, reference: str, problem: str | None) -> str:
         return answer
     letter = found.group(1) or found.group(3)
     value = (found.group(2) if found.group(1) else found.group(4)) or ""
-    value = value.strip().strip("$").strip()
+    value = _LATEX_SPACE.sub(" ", value).strip().strip("$").strip()
     if letter not in choices:
         return answer
     if _letter(reference) is not None:
@@ -128,6 +133,8 @@ def for_verify(text: str) -> str:
     """What math-verify parses: mixed numbers as sums, ``\\binom62`` with its braces (module docstring)."""
     if "binom" in text:
         text = _BINOM_DIGITS.sub(r"\\binom{\1}{\2}", text)
+    if "circ" in text and _TRIG.search(text):
+        text = _DEGREES.sub(r"(\1\\pi/180)", text)
     if "frac" not in text:
         return text
     return _MIXED.sub(lambda m: f"{m.group(1)}({m.group(2)}+\\frac{m.group(3)}{m.group(4)})", text)

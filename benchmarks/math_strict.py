@@ -37,13 +37,17 @@ _ROOT_IN_DENOMINATOR = re.compile(r"\\[dt]?frac\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\
 _FRACTION = re.compile(
     r"\\[dt]?frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))|(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])"
 )
+_COEFFICIENT_FRACTION = re.compile(
+    r"\\[dt]?frac\s*\{\s*(\d+)\s*(?:\\sqrt\s*(?:\{[^{}]*\}|\d)|\\pi|[A-Za-z])\s*\}\s*\{\s*(\d+)\s*\}"
+)
+_NUMBER_TOKEN = re.compile(r"\d+(?:\.\d+)?")
 _MIXED = re.compile(r"(?<![\w}^_.\\])\d+\s*\\[dt]?frac\s*(?:\{\s*\d+\s*\}|\d)\s*(?:\{\s*\d+\s*\}|\d)")
 _INEQUALITY = re.compile(r"<|>|\\[lg]eq?\b|\\[lg]eqslant|\\leq|\\geq")
 _NEAREST = {"tenth": 1, "hundredth": 2, "thousandth": 3, "whole number": 0, "integer": 0, "dollar": 0, "cent": 2}
 _ASKS_NEAREST = re.compile(r"nearest\s+(tenth|hundredth|thousandth|whole number|integer|dollar|cent)", re.IGNORECASE)
 _ASKS_PI = re.compile(r"in terms of\s*\$?\s*\\pi", re.IGNORECASE)
 _ASKS_INTERVAL = re.compile(r"interval notation", re.IGNORECASE)
-_ASKS_EXPAND = re.compile(r"\bexpand\b", re.IGNORECASE)
+_ASKS_EXPAND = re.compile(r"\bexpand|standard form|as a polynomial|multiply out", re.IGNORECASE)
 _ASKS_PERCENT = re.compile(r"what percent|as a percent|percentage", re.IGNORECASE)
 _PARENTHESISED_SUM = re.compile(r"\((?:[^()]*[A-Za-z][^()]*[+-][^()]*|[^()]*[+-][^()]*[A-Za-z][^()]*)\)")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -54,6 +58,10 @@ def _square_factor(n: int) -> bool:
 
 
 def _unreduced(text: str) -> bool:
+    """A fraction of integers, or of an integer times a root, pi or a variable, not in lowest terms."""
+    for found in _COEFFICIENT_FRACTION.finditer(text):
+        if math.gcd(int(found.group(1)), int(found.group(2))) > 1:
+            return True
     for found in _FRACTION.finditer(text):
         top = found.group(1) or found.group(2) or found.group(5)
         bottom = found.group(3) or found.group(4) or found.group(6)
@@ -93,9 +101,42 @@ def left_unevaluated(answer: str, reference: str) -> bool:
         return False
     if is_value(wanted) and not is_value(judged) and not re.fullmatch(r"[-+]?[\d.]+", judged.strip()):
         return True
-    if undone_arithmetic(judged) - undone_arithmetic(wanted):
+    if undone_arithmetic(judged) - undone_arithmetic(wanted) or _number_product(judged) and not _number_product(wanted):
         return True
-    return bool((restatement_features(judged) - restatement_features(wanted)) & _OPERATIONS)
+    features, wanted_features = restatement_features(judged), restatement_features(wanted)
+    return bool((features - wanted_features) & (_OPERATIONS | {"factored"}))
+
+
+def _number_product(text: str) -> bool:
+    """A product with a plain number still to multiply in: ``\\frac{4}{3}\\pi \\cdot 27``, ``2 \\cdot 3\\sqrt2``
+    (not ``\\sqrt{3} \\cdot 5``: nothing there combines with the 5)."""
+    items = tokens(text, keep_braces=True)
+    for i in range(1, len(items) - 1):
+        if items[i] != "*" or not _NUMBER_TOKEN.fullmatch(items[i + 1]):
+            continue
+        left = items[i - 1]
+        if left in (")", "\\pi") or _NUMBER_TOKEN.fullmatch(left) or (left == "}" and _closes_fraction(items, i - 1)):
+            return True
+    return False
+
+
+def _group_start(items: list, end: int) -> int:
+    """The index of the "{" that the "}" at `end` closes (-1 when unbalanced)."""
+    depth = 0
+    for index in range(end, -1, -1):
+        depth += {"}": 1, "{": -1}.get(items[index], 0)
+        if depth == 0:
+            return index
+    return -1
+
+
+def _closes_fraction(items: list, end: int) -> bool:
+    """Whether the "}" at `end` closes the denominator of a ``\\frac``."""
+    start = _group_start(items, end)
+    if start < 1 or items[start - 1] != "}":
+        return False
+    numerator = _group_start(items, start - 1)
+    return numerator >= 1 and items[numerator - 1] == "\\frac"
 
 
 def strict_refusal(answer: str, reference: str, problem: str | None = None) -> str | None:
@@ -107,6 +148,8 @@ def strict_refusal(answer: str, reference: str, problem: str | None = None) -> s
     left_over = (restatement_features(judged) - restatement_features(wanted)) & _OPERATIONS
     if left_over:
         return "unevaluated " + ", ".join(sorted(left_over))
+    if left_unevaluated(judged, wanted):
+        return "arithmetic left undone"
     if _DECIMAL.search(judged) and not _DECIMAL.search(wanted) and not (problem and _ASKS_ROUNDING.search(problem)):
         return "a decimal for an exact value"
     if any(_square_factor(int(root.group(1) or root.group(2))) for root in _ROOT.finditer(judged)):
