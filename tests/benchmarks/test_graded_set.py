@@ -1,40 +1,33 @@
 """The math grader against a careful reading, on the graded set written for this project.
 
-tests/benchmarks/data/graded_set.jsonl holds (completion, reference, problem) triples, each with the
-verdict a careful reader gives and a one-line reason: real completions of the built-in models
-(SmolLM2-135M-Instruct on MATH-500 and on arithmetic, the untrained tiny model on compact
-arithmetic, from ``harness eval``) and hand-written probes of every failure the grader is meant
-to avoid (kind: restatement, truncation, base, interval, equivalent, near_miss, split_boxes,
-statement). A problem from MATH-500 is named by ``problem_id`` ("math500/<row id>") and read from
-the benchmark data, never copied here; ``truncated`` says that a completion was cut at its token
-limit (unknown, null, for the arithmetic runs, which stop well before theirs).
+benchmarks/data/graded_set.jsonl (package data, read by `benchmarks.probes.load_graded_set`) holds
+(completion, reference, problem) triples, each with the verdict a careful reader gives in each
+grading mode and a one-line reason: `verdict` (= `lenient`, the default mode these tests grade
+with) and `strict`. The rows are real completions of the built-in models (SmolLM2-135M-Instruct on
+MATH-500 and on arithmetic, the untrained tiny model on compact arithmetic, from ``harness eval``)
+and hand-written probes of every failure the grader is meant to avoid (kind: restatement,
+truncation, base, interval, equivalent, near_miss, split_boxes, statement). A problem from MATH-500
+is named by ``problem_id`` ("math500/<row id>") and read from the benchmark data, never copied
+there; ``truncated`` says that a completion was cut at its token limit (unknown, null, for the
+arithmetic runs, which stop well before theirs).
 
 The grader is run as training calls it (problem and truncation passed) and as evaluation calls it
 (problem passed; the runner does not know about truncation). `tests/perf/bench_grader_agreement.py`
 runs the same set through lm-eval's graders and plain math-verify.
 """
 
-import json
-from pathlib import Path
-
 import pytest
 
-from benchmarks import get_benchmark
 from benchmarks.grading import check_batch
+from benchmarks.probes import load_graded_set
 
-GRADED_SET = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "graded_set.jsonl"
 PROBE_KINDS = {"restatement", "truncation", "base", "interval", "equivalent", "near_miss", "split_boxes", "statement"}
 
 
 @pytest.fixture(scope="module")
 def graded_set(data_dir) -> list[dict]:
     """The rows, each with its problem text resolved."""
-    problems = {f"math500/{row['id']}": row["problem"] for row in get_benchmark("math500").load(data_dir)}
-    rows = [json.loads(line) for line in GRADED_SET.read_text().splitlines() if line.strip()]
-    for row in rows:
-        if row["problem_id"] is not None:
-            row["problem"] = problems[row["problem_id"]]
-    return rows
+    return load_graded_set(data_dir)
 
 
 def _verdicts(rows: list[dict], *, pass_truncation: bool) -> list[tuple[bool, str | None]]:
@@ -51,7 +44,8 @@ def test_the_set_is_what_it_claims(graded_set):
     assert len(graded_set) >= 150
     assert len({row["id"] for row in graded_set}) == len(graded_set)
     for row in graded_set:
-        assert isinstance(row["verdict"], bool), row["id"]
+        assert isinstance(row["verdict"], bool) and row["lenient"] == row["verdict"], row["id"]
+        assert isinstance(row["strict"], bool) and (row["verdict"] or not row["strict"]), row["id"]
         assert row["reason"].strip() and "\n" not in row["reason"], row["id"]
         assert isinstance(row["problem"], str) and row["problem"].strip(), row["id"]
     kinds = {row["kind"] for row in graded_set}
