@@ -98,9 +98,10 @@ ANSWER_CHARS = 1_000  # the longest answer or reference handed to math-verify (t
 _REFIRE_S = 0.05  # the timer fires again this often after the deadline, in case a timeout is swallowed
 _MIN_TIMER_S = 0.01  # less budget than this left after extraction: do not start math-verify
 
-# A power of numbers with a long exponent, or a tower of them: its value is never evaluated (as
+# A power of numbers with a long exponent, a tower of them, a binomial of huge numbers, the factorial
+# of a four-digit number: their value is never evaluated (as
 # PRM800K's grader guards sympy with `should_allow_eval`); it could take sympy minutes.
-_TOO_LARGE = re.compile(r"\d\s*\^\s*\{?\s*\d{4,}|\^\s*\{[^{}]*\^")
+_TOO_LARGE = re.compile(r"\d\s*\^\s*\{?\s*\d{4,}|\^\s*\{[^{}]*\^|\\[dt]?binom\s*\{[^{}]*(?:\^|\d{5})|\d{4,}\s*!")
 _INTEGER = re.compile(r"[+-]?\d+(?:\.0*)?")  # linear: no nested quantifiers
 
 # math-verify warns on every timeout and once about the timeout we switch off on purpose.

@@ -43,10 +43,6 @@ _CONFIRMATION = re.compile(
 )
 
 
-def _blank(text: str, start: int, end: int) -> str:
-    return text[:start] + " " * (end - start) + text[end:]
-
-
 def _phantom_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each phantom with its balanced braces; an unclosed one runs to the end."""
     spans, position = [], 0
@@ -64,12 +60,14 @@ def visible(text: str) -> str:
     """`text` with what a reader does not see blanked by spaces (same length, same positions)."""
     if "%" not in text and "`" not in text and "phantom" not in text and "<!--" not in text and "iffalse" not in text:
         return text  # the common case, five C-level scans
+    chars = list(text)  # blanked in place: each span costs its own length, whatever their number
     for pattern in (_FENCE, _HTML_COMMENT, _IFFALSE, _INLINE_CODE, _COMMENT):
-        for found in list(pattern.finditer(text)):
-            text = _blank(text, found.start(), found.end())
-    for start, end in _phantom_spans(text):
-        text = _blank(text, start, end)
-    return text
+        current = "".join(chars)
+        for found in pattern.finditer(current):
+            chars[found.start() : found.end()] = " " * (found.end() - found.start())
+    for start, end in _phantom_spans("".join(chars)):
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
 
 
 def retracted(tail: str) -> bool:

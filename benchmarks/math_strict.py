@@ -49,7 +49,7 @@ _ASKS_PI = re.compile(r"in terms of\s*\$?\s*\\pi", re.IGNORECASE)
 _ASKS_INTERVAL = re.compile(r"interval notation", re.IGNORECASE)
 _ASKS_EXPAND = re.compile(r"\bexpand|standard form|as a polynomial|multiply out", re.IGNORECASE)
 _ASKS_PERCENT = re.compile(r"what percent|as a percent|percentage", re.IGNORECASE)
-_PARENTHESISED_SUM = re.compile(r"\((?:[^()]*[A-Za-z][^()]*[+-][^()]*|[^()]*[+-][^()]*[A-Za-z][^()]*)\)")
+_PARENTHESISED = re.compile(r"\(([^()]*)\)")  # an innermost parenthesised group
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
@@ -70,6 +70,14 @@ def _unreduced(text: str) -> bool:
     return False
 
 
+def _parenthesised_sum(text: str) -> bool:
+    """A parenthesised sum with a variable in it, "(x+2)": what "expand" asks to multiply out."""
+    return any(
+        re.search(r"[A-Za-z]", group) and re.search(r"[+-]", group.lstrip(" -+"))
+        for group in _PARENTHESISED.findall(text)
+    )
+
+
 def _decimals(text: str) -> int:
     found = re.search(r"\d\.(\d+)", text)
     return len(found.group(1)) if found else 0
@@ -84,7 +92,7 @@ def _form_asked(answer: str, reference: str, problem: str) -> str | None:
     nearest = _ASKS_NEAREST.search(problem)
     if nearest and _NUMBER.fullmatch(answer.strip()) and _decimals(answer) != _NEAREST[nearest.group(1).lower()]:
         return f"not rounded to the nearest {nearest.group(1).lower()}"
-    if _ASKS_EXPAND.search(problem) and _PARENTHESISED_SUM.search(answer) and not _PARENTHESISED_SUM.search(reference):
+    if _ASKS_EXPAND.search(problem) and _parenthesised_sum(answer) and not _parenthesised_sum(reference):
         return "not expanded"
     if _ASKS_PERCENT.search(problem):
         given, wanted = _NUMBER.search(answer), _NUMBER.search(reference)

@@ -34,6 +34,7 @@ from benchmarks.math_values import problem_candidates
 
 SUSPECT_KINDS = ("restatement", "approximation", "hedge", "side_by_side", "hidden_box", "retraction")
 READ_CHARS = 20_000  # the tail of a completion that is read
+ANSWER_CHARS = 1_000  # the longest answer the detectors read (as the grader's ANSWER_CHARS)
 
 _DECIMAL = re.compile(r"\d*\.\d{2,}")
 _EXACT = re.compile(r"\\frac|\\sqrt|\\pi|/|\\dfrac")
@@ -67,8 +68,8 @@ def _reasons(completion: str, problem: str | None, reference: str | None) -> lis
     if box is not None and retracted(text[box[3] :]):
         reasons.append("retraction")
     answer = extract(text)
-    if answer is None:
-        return reasons
+    if answer is None or len(answer) > ANSWER_CHARS:
+        return reasons  # no answer, or none a detector should read (its regexes stay fast on short text)
     wanted = reference if isinstance(reference, str) else ""
     answer = normalized(answer, wanted, problem)
     if side_by_side(answer, wanted):

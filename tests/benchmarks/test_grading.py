@@ -326,6 +326,16 @@ HOSTILE = [
     pytest.param("x + " * 50_000 + "1", "5", False, id="long expression line"),
     pytest.param("word " * 200_000, "5", False, id="long words"),
     pytest.param("a" * 10_000_000 + " so \\boxed{5}", "5", True, id="10 MB before the answer"),
+    # Shapes aimed at round 2's readings: comments, phantoms, code, spacing, hedges, retractions.
+    pytest.param("%\n" * 50_000 + "\\boxed{5}", "5", True, id="50000 comment lines"),
+    pytest.param("\\phantom{" * 20_000 + "\\boxed{5}", "5", False, id="unclosed phantoms hide the box"),
+    pytest.param("`" * 50_001 + "\\boxed{5}", "5", False, id="backticks: an unclosed code fence hides the box"),
+    pytest.param("<!--" * 20_000 + "\\boxed{5}", "5", False, id="unclosed html comments hide the box"),
+    pytest.param("\\boxed{" + "1\\;" * 300 + "1}", "5", False, id="300 numbers side by side"),
+    pytest.param("\\boxed{" + "1" * 900 + " }", "5", False, id="900 digits then a space"),
+    pytest.param("\\boxed{5}" + " wait" * 50_000, "5", False, id="50000 retractions"),
+    pytest.param("\\boxed{" + "\\text{or}" * 90 + "5}", "5", False, id="90 hedges"),
+    pytest.param("\\boxed{" + "1=" * 400 + "1}", "1", True, id="a 400-sided true equation"),
     # Against "5" the towers above are refused before sympy; against an expression they reach math-verify.
     pytest.param("\\boxed{3^{100000000}}", "3^{100000000} + 1", False, id="huge power, expression reference"),
     pytest.param("\\boxed{(x+1)^{100000}}", "(x+1)^{99999}", False, id="huge polynomial, expression reference"),

@@ -1,5 +1,7 @@
 """The online reward check's detectors (`benchmarks.reward_hacks`): each kind found, clean answers left alone."""
 
+import time
+
 import pytest
 
 from benchmarks.reward_hacks import SUSPECT_KINDS, suspect_reasons
@@ -39,6 +41,13 @@ def test_without_a_reference_restatements_are_still_found():
     assert suspect_reasons("So \\boxed{(x+4)(x-1)}.", "Expand $(x-1)(x+4)$.") == ["restatement"]
 
 
-@pytest.mark.parametrize("odd", [None, 5, b"\\boxed{1}", "\\boxed{" * 10_000, "{" * 100_000, "%" * 50_000])
-def test_odd_input_never_raises(odd):
+HOSTILE = [None, 5, b"\\boxed{1}", "\\boxed{" * 10_000, "{" * 100_000, "%" * 50_000, "\\boxed{" + "1" * 20_000 + " }"]
+HOSTILE += ["1" * 200 + " x" * 5_000, "\\boxed{" + "(x" * 400 + ")" * 400 + "}", "`" * 30_000 + "\\boxed{1}"]
+
+
+@pytest.mark.parametrize("odd", HOSTILE)
+def test_odd_or_hostile_input_never_raises_and_ends_fast(odd):
+    started = time.monotonic()
     assert isinstance(suspect_reasons(odd, problem=object(), reference=3), list)
+    assert isinstance(suspect_reasons(odd, problem="Expand $(x+1)^2$.", reference="x^2+2x+1"), list)
+    assert time.monotonic() - started < 2.0  # no time limit of its own: its reads are bounded
