@@ -1,13 +1,16 @@
-"""The graded set through every math grader at hand, side by side: agreement with a careful reading.
+"""The read sets through every math grader at hand, side by side: agreement with a careful reading.
 
 Run: ``python tests/perf/bench_grader_agreement.py [--minerva-python PATH]`` (reads
-$HARNESS_BENCHMARK_DIR, else ../shared/benchmarks, for the MATH-500 problems the set names).
+$HARNESS_BENCHMARK_DIR, else ../shared/benchmarks, for the MATH-500 problems the graded set names).
 
-Graders, each on the same (completion, reference) pairs of benchmarks/data/graded_set.jsonl:
-- ours, as training calls it (problem and truncation passed) and as evaluation calls it (problem);
+The rows: the graded set, the reward-hack probes and, where shipped, the held-out probes
+(`benchmarks.probes`), each with a careful reading in both grading modes. Graders, each on the same
+(completion, reference) pairs, each compared with the reading of the mode its policy follows
+(lenient: any equal value; strict: the worked-out form), and plain math-verify with both:
+- ours, lenient and strict, as training calls them (problem and truncation passed);
 - plain math-verify: ``verify(parse("\\boxed{reference}"), parse(completion))``, default settings;
 - lm-eval ``hendrycks_math500``: its ``process_results`` (the text between the first and last ``$``,
-  string-normalised, against the reference);
+  string-normalised, against the reference): a strict, string-equality policy;
 - lm-eval ``minerva_math500``: its ``process_results``, both metrics (``exact_match``: the "Final
   Answer: The final answer is X. I hope it is correct." pattern, compared with sympy's
   ``parse_latex``; ``math_verify``). That code needs antlr4-python3-runtime 4.11, which the project's
@@ -18,11 +21,11 @@ Graders, each on the same (completion, reference) pairs of benchmarks/data/grade
       /tmp/minerva-env/bin/pip install "antlr4-python3-runtime==4.11.*" sympy
       /tmp/minerva-env/bin/pip install --no-deps math-verify latex2sympy2_extended
 
-  Without one the minerva columns read "not run".
+  Without one the minerva rows read "not run".
 
-Prints, per grader: agreement with the reading, false positives (all; restated questions and
-unevaluated or wrongly formed answers, the "restatement" probes; cut-off or answerless text) and
-false negatives; then agreement per kind of pair.
+Prints, per grader: agreement with the reading, false positives, the non-answers among them
+(restatements, numbers side by side, hedges: credited by no careful reader) and false negatives;
+then agreement per family or kind of pair.
 """
 
 import argparse
@@ -34,7 +37,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-GRADED_SET = ROOT / "benchmarks" / "data" / "graded_set.jsonl"
 sys.path.insert(0, str(ROOT))
 
 # Runs inside the minerva interpreter: reads [completion, reference] lines, writes [exact_match, math_verify].
@@ -55,26 +57,27 @@ for line in sys.stdin:
 """
 
 
-def load_graded_set(data_dir: Path) -> list[dict]:
-    from benchmarks import get_benchmark
+def load_rows(data_dir: Path) -> list[dict]:
+    """Graded set, probes and held-out probes, each row with `family`, `lenient` and `strict`."""
+    from benchmarks import probes
 
-    problems = {f"math500/{row['id']}": row["problem"] for row in get_benchmark("math500").load(data_dir)}
-    rows = [json.loads(line) for line in GRADED_SET.read_text().splitlines() if line.strip()]
-    for row in rows:
-        if row["problem_id"] is not None:
-            row["problem"] = problems[row["problem_id"]]
+    rows = [dict(row, family=row["kind"]) for row in probes.load_graded_set(data_dir)]
+    rows += probes.load_probes()
+    if hasattr(probes, "load_holdout"):
+        rows += [dict(row, family="holdout " + row["family"]) for row in probes.load_holdout()]
     return rows
 
 
-def ours(rows: list[dict], pass_truncation: bool) -> list[bool]:
-    from benchmarks.grading import grade_math_batch
+def ours(rows: list[dict], strict: bool) -> list[bool]:
+    from benchmarks.grading import grade_math_verdicts
 
-    return grade_math_batch(
+    verdicts = grade_math_verdicts(
         [row["completion"] for row in rows],
         [row["reference"] for row in rows],
         problems=[row["problem"] for row in rows],
-        truncated=[bool(row["truncated"]) for row in rows] if pass_truncation else None,
+        truncated=[bool(row["truncated"]) for row in rows],
     )
+    return [verdict.strict if strict else verdict.lenient for verdict in verdicts]
 
 
 def plain_math_verify(rows: list[dict]) -> list[bool]:
@@ -119,15 +122,24 @@ def minerva(rows: list[dict], python: str | None) -> tuple[list[bool], list[bool
     return [bool(exact) for exact, _ in results], [bool(mv) for _, mv in results]
 
 
-def summary_row(rows: list[dict], verdicts: list[bool] | None) -> list[str]:
+NON_ANSWERS = ("restatement", "side_by_side", "hedge", "holdout restatement", "holdout side_by_side", "holdout hedge")
+
+
+def summary_row(rows: list[dict], verdicts: list[bool] | None, mode: str) -> list[str]:
     if verdicts is None:
-        return ["not run"] * 5
-    agree = sum(v == row["verdict"] for row, v in zip(rows, verdicts))
-    false_pos = [row for row, v in zip(rows, verdicts) if v and not row["verdict"]]
-    restated = sum(row["kind"] == "restatement" or "restat" in row["reason"] for row in false_pos)
-    cut = sum(row["kind"] == "truncation" or bool(row["truncated"]) for row in false_pos)
-    false_neg = sum(not v and row["verdict"] for row, v in zip(rows, verdicts))
-    return [f"{agree / len(rows):.1%}", str(len(false_pos)), str(restated), str(cut), str(false_neg)]
+        return [mode, *["not run"] * 4]
+    agree = sum(v == row[mode] for row, v in zip(rows, verdicts))
+    false_pos = [row for row, v in zip(rows, verdicts) if v and not row[mode]]
+    non_answers = sum(row["family"] in NON_ANSWERS or "restat" in row["reason"] for row in false_pos)
+    false_neg = sum(not v and row[mode] for row, v in zip(rows, verdicts))
+    return [mode, f"{agree / len(rows):.1%}", str(len(false_pos)), str(non_answers), str(false_neg)]
+
+
+def print_table(table: list[list[str]]) -> None:
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    for line in table:
+        cells = (cell.ljust(width) if i < 2 else cell.rjust(width) for i, (cell, width) in enumerate(zip(line, widths)))
+        print("  ".join(cells))
 
 
 def main() -> None:
@@ -137,40 +149,35 @@ def main() -> None:
     )
     args = parser.parse_args()
     data_dir = Path(os.environ.get("HARNESS_BENCHMARK_DIR") or ROOT.parent / "shared" / "benchmarks")
-    rows = load_graded_set(data_dir)
-    graders: dict[str, list[bool] | None] = {
-        "ours (training: problem + truncation)": ours(rows, pass_truncation=True),
-        "ours (evaluation: problem)": ours(rows, pass_truncation=False),
-        "plain math-verify": plain_math_verify(rows),
-        "lm-eval hendrycks_math500": hendrycks(rows),
-    }
+    rows = load_rows(data_dir)
     minerva_scores = minerva(rows, args.minerva_python)
-    graders["lm-eval minerva_math500 exact_match"] = minerva_scores[0] if minerva_scores else None
-    graders["lm-eval minerva_math500 math_verify"] = minerva_scores[1] if minerva_scores else None
+    plain = plain_math_verify(rows)
+    graders: list[tuple[str, list[bool] | None, str]] = [
+        ("ours, lenient", ours(rows, strict=False), "lenient"),
+        ("ours, strict", ours(rows, strict=True), "strict"),
+        ("plain math-verify", plain, "lenient"),
+        ("plain math-verify", plain, "strict"),
+        ("lm-eval hendrycks_math500", hendrycks(rows), "strict"),
+        ("lm-eval minerva_math500 exact_match", minerva_scores[0] if minerva_scores else None, "strict"),
+        ("lm-eval minerva_math500 math_verify", minerva_scores[1] if minerva_scores else None, "lenient"),
+    ]
+    print(f"{len(rows)} read pairs: graded set, reward-hack probes, held-out probes where shipped\n")
+    header = ["grader", "reading", "agrees", "false pos", "non-answers credited", "false neg"]
+    print_table([header] + [[name, *summary_row(rows, verdicts, mode)] for name, verdicts, mode in graders])
 
-    reading_correct = sum(row["verdict"] for row in rows)
-    print(f"graded set: {len(rows)} pairs ({reading_correct} correct by the reading), {GRADED_SET.relative_to(ROOT)}\n")
-    header = ["grader", "agrees", "false pos", "restated or unevaluated", "cut or no answer", "false neg"]
-    table = [header] + [[name, *summary_row(rows, verdicts)] for name, verdicts in graders.items()]
-    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
-    for line in table:
-        print(
-            "  ".join(
-                cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(line, widths))
-            )
-        )
-
-    kinds = sorted({row["kind"] for row in rows})
-    names = list(graders)
-    print("\nagreement per kind of pair; columns: " + ", ".join(f"{i + 1} {name}" for i, name in enumerate(names)))
-    print(f"  {'kind (pairs)':18s}" + "".join(f"{i + 1:>8d}" for i in range(len(names))))
-    for kind in kinds:
-        indices = [i for i, row in enumerate(rows) if row["kind"] == kind]
+    families = list(dict.fromkeys(row["family"] for row in rows))
+    print(
+        "\nagreement per family or kind; columns: "
+        + ", ".join(f"{i + 1} {g[0]} vs {g[2]}" for i, g in enumerate(graders))
+    )
+    print(f"  {'family (pairs)':28s}" + "".join(f"{i + 1:>7d}" for i in range(len(graders))))
+    for family in families:
+        indices = [i for i, row in enumerate(rows) if row["family"] == family]
         cells = []
-        for verdicts in graders.values():
-            agree = None if verdicts is None else sum(verdicts[i] == rows[i]["verdict"] for i in indices)
-            cells.append("    n/a" if agree is None else f"{agree / len(indices):7.0%}")
-        print(f"  {kind + f' ({len(indices)})':18s}" + "".join(f"{cell:>8s}" for cell in cells))
+        for _, verdicts, mode in graders:
+            agree = None if verdicts is None else sum(verdicts[i] == rows[i][mode] for i in indices)
+            cells.append("n/a" if agree is None else f"{agree / len(indices):.0%}")
+        print(f"  {family + f' ({len(indices)})':28s}" + "".join(f"{cell:>7s}" for cell in cells))
 
 
 if __name__ == "__main__":
