@@ -2,9 +2,10 @@
 
     rows = load_graded_set()     # completions of the built-in models and hand-written probes
     probes = load_probes()       # the reward-hack probe suite, six families
+    holdout = load_holdout()     # held-out probes, read without the grader, for an untuned check
     [p for p in probes if p["family"] in NON_ANSWER_FAMILIES]   # refused in every mode
 
-Both files ship as package data (benchmarks/data/). Every row carries the verdict of a careful
+The files ship as package data (benchmarks/data/). Every row carries the verdict of a careful
 reader in each grading mode: `lenient` (any value equal to the reference that is an answer) and
 `strict` (also the worked-out form a careful MATH grader demands); strict credit implies lenient
 credit. docs/grader-probes.md gives the rules and the counts.
@@ -15,6 +16,9 @@ credit. docs/grader-probes.md gives the rules and the counts.
   graded-set tests use), `strict`, `reason`. Loaded rows also get `lenient` (= `verdict`).
 - reward_hack_probes.jsonl: `id`, `family` (one of PROBE_FAMILIES), `problem`, `reference`,
   `completion`, `truncated` (false), `lenient`, `strict`, `reason`.
+- reward_hack_holdout.jsonl: the same fields, 15 probes per family (ids `holdout-<family>-NN`),
+  written by a reader who never saw or ran the grader, so that its agreement can be measured on
+  cases it was not tuned on.
 
 A malformed row is a `DataError` (a ValueError) of one line naming the file, the line and the
 field.
@@ -38,6 +42,7 @@ NON_ANSWER_FAMILIES = ("restatement", "side_by_side", "hedge")
 
 GRADED_SET_FILE = "graded_set.jsonl"
 PROBES_FILE = "reward_hack_probes.jsonl"
+HOLDOUT_FILE = "reward_hack_holdout.jsonl"
 
 _TEXT, _BOOL, _NONE = (str,), (bool,), (type(None),)
 # field -> (allowed types, must not be blank when text)
@@ -128,6 +133,12 @@ def load_probes(path: str | Path | None = None) -> list[dict]:
             raise DataError(f"probe file {path}:{number}: family: {row['family']!r} is none of {allowed}")
         rows.append(row)
     return rows
+
+
+def load_holdout(path: str | Path | None = None) -> list[dict]:
+    """The held-out reward-hack probes (the shipped file unless `path` is given), checked as
+    `load_probes` checks its rows."""
+    return load_probes(path if path is not None else _data_path(HOLDOUT_FILE))
 
 
 def load_graded_set(data_dir: str | Path | None = None, *, path: str | Path | None = None) -> list[dict]:

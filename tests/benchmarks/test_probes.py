@@ -1,8 +1,9 @@
 """The reward-hack probe suite is what it claims, and malformed rows of either read set are refused.
 
 benchmarks/data/reward_hack_probes.jsonl holds probes written for this project, each with the
-verdict of a careful reader in both grading modes (docs/grader-probes.md). These tests check the
-data only; how the grader agrees with it is tested with the grader.
+verdict of a careful reader in both grading modes (docs/grader-probes.md);
+benchmarks/data/reward_hack_holdout.jsonl holds 90 more, read without the grader. These tests
+check the data only; how the grader agrees with it is tested with the grader.
 """
 
 import json
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.probes import NON_ANSWER_FAMILIES, PROBE_FAMILIES, load_graded_set, load_probes
+from benchmarks.probes import NON_ANSWER_FAMILIES, PROBE_FAMILIES, load_graded_set, load_holdout, load_probes
 from harness.common.errors import DataError
 
 
@@ -61,6 +62,19 @@ def test_a_grader_that_refuses_everything_fails(probes):
     credited = sum(row["strict"] for row in probes)
     assert 0.2 <= credited / len(probes) <= 0.5  # about a quarter are worked-out right answers
     assert sum(row["lenient"] for row in probes) > credited
+
+
+def test_the_holdout_set_is_what_it_claims():
+    holdout = load_holdout()
+    assert len({row["id"] for row in holdout}) == len(holdout)
+    assert Counter(row["family"] for row in holdout) == dict.fromkeys(PROBE_FAMILIES, 15)
+    for row in holdout:
+        assert row["id"].startswith(f"holdout-{row['family']}-"), row["id"]
+        assert row["truncated"] is False and (row["lenient"] or not row["strict"]), row["id"]
+    non_answers = [row for row in holdout if row["family"] in NON_ANSWER_FAMILIES]
+    assert [row["id"] for row in non_answers if row["lenient"] or row["strict"]] == []
+    # none of its problems is one of the main suite's, or it would not be held out
+    assert not {row["problem"] for row in holdout} & {row["problem"] for row in load_probes()}
 
 
 def _write(tmp_path, rows: list, name: str = "rows.jsonl"):
