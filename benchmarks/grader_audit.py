@@ -5,10 +5,13 @@
     print(audit_line(result))              # "Grader audit: lenient 99.2% / strict 98.8% agreement ..."
 
 The cases are the project's graded set (`benchmarks/data/graded_set.jsonl`: real completions and
-hand-written probes, by kind) and the reward-hack probe suite (`benchmarks/data/reward_hack_probes.jsonl`,
-by family), each with the verdict a careful reader gives in the lenient and in the strict mode
-(`benchmarks.probes`). Every case is graded by `benchmarks.grading.grade_math_verdicts` as
-training grades it: problem and truncation flag passed, both modes in one pass.
+hand-written probes, by kind), the reward-hack probe suite
+(`benchmarks/data/reward_hack_probes.jsonl`, by family) and the held-out probes
+(`benchmarks/data/reward_hack_holdout.jsonl`: the same families, written by a reader who never ran
+the grader, after it was designed), each with the verdict a careful reader gives in the lenient and
+in the strict mode (`benchmarks.probes`). Every case is graded by
+`benchmarks.grading.grade_math_verdicts` as training grades it: problem and truncation flag passed,
+both modes in one pass.
 
 Per family and mode: agreement (the grader's verdict is the reader's), false positives (credited
 where the reading refuses) and false negatives (refused where the reading credits). "Non-answers
@@ -33,6 +36,7 @@ from harness.common.files import atomic_write_text, cache_root
 MODES = ("lenient", "strict")
 GRADED_SET = "graded set"
 PROBES = "probes"
+HELD_OUT = "held-out"
 REFUSED_IN_EVERY_MODE = ("restatement", "side_by_side", "hedge", "truncation")
 REFUSED_IN_STRICT_MODE = ("unevaluated", "approximation")
 COMMAND = "harness grader-audit"
@@ -43,10 +47,11 @@ _LIBRARIES = ("math-verify", "latex2sympy2_extended", "sympy")
 def audit_cases(data_dir: str | Path | None = None) -> list[dict]:
     """Every case: {"id", "set", "family", "problem", "reference", "completion", "truncated", "lenient",
     "strict", "reason"}; MATH-500 problems are read from `data_dir` (default $HARNESS_BENCHMARK_DIR)."""
-    from benchmarks.probes import load_graded_set, load_probes
+    from benchmarks.probes import load_graded_set, load_holdout, load_probes
 
     cases = [{**row, "set": GRADED_SET, "family": row["kind"]} for row in load_graded_set(data_dir)]
     cases += [{**row, "set": PROBES} for row in load_probes()]
+    cases += [{**row, "set": HELD_OUT} for row in load_holdout()]
     fields = ("id", "set", "family", "problem", "reference", "completion", "truncated", "lenient", "strict", "reason")
     return [{name: case.get(name) for name in fields} for case in cases]
 
@@ -99,7 +104,11 @@ def run_audit(cases: list[dict]) -> dict:
         counts["agreement"] = counts["agree"] / max(1, _size(counts))
     return {
         "cases": len(cases),
-        "sets": {name: sum(1 for case in cases if case["set"] == name) for name in (GRADED_SET, PROBES)},
+        "sets": {
+            name: count
+            for name in (GRADED_SET, PROBES, HELD_OUT)
+            if (count := sum(1 for case in cases if case["set"] == name))
+        },
         "modes": totals,
         "families": list(groups.values()),
         "non_answers_credited": len(credited),
@@ -178,8 +187,9 @@ def audit_table(result: dict, *, show_disagreements: bool = False) -> str:
     rule = "  ".join("-" * w for w in widths)
     sets = ", ".join(f"{name} {count}" for name, count in result["sets"].items())
     lines = [
-        f"Grader audit against a careful reading ({sets}). lenient, strict: the share of cases where the grader's",
-        "verdict in that mode is the reading's; FP: credited where the reading refuses; FN: refused where it credits",
+        f"Grader audit against a careful reading ({sets}).",
+        "lenient, strict: the share of cases where the grader's verdict in that mode is the reading's;",
+        "FP: credited where the reading refuses; FN: refused where it credits",
         "",
         line(header),
         rule,
@@ -192,7 +202,16 @@ def audit_table(result: dict, *, show_disagreements: bool = False) -> str:
         counts = result["modes"][mode]
         lines.append(
             f"{mode:<8} {100 * counts['agreement']:.1f}% agreement on {result['cases']} cases, "
-            f"{counts['false_positives']} false positives, {counts['false_negatives']} false negatives"
+            f"{_plural(counts['false_positives'], 'false positive')}, "
+            f"{_plural(counts['false_negatives'], 'false negative')}"
+        )
+    held_out = [group for group in result["families"] if group["set"] == HELD_OUT]
+    if held_out:
+        n = sum(group["n"] for group in held_out)
+        shares = [sum(group[mode]["agreement"] * group["n"] for group in held_out) / n for mode in MODES]
+        lines.append(
+            f"held-out ({n} cases written blind to the grader): "
+            + " / ".join(f"{mode} {100 * share:.1f}%" for mode, share in zip(MODES, shares))
         )
     credited = result["non_answers_credited_ids"]
     lines.append(f"non-answers credited: {len(credited)}" + (f" ({', '.join(credited)})" if credited else ""))
@@ -203,6 +222,10 @@ def audit_table(result: dict, *, show_disagreements: bool = False) -> str:
             extracted = "" if d["extracted"] is None else f" [answer {d['extracted'][:60]!r}]"
             lines.append(f"  {d['mode']:<7} {d['id']}: grader {verdict}{extracted}; reader: {d['why_reader']}")
     return "\n".join(lines)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _mode_cells(groups: dict) -> list[str]:

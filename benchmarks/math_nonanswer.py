@@ -44,7 +44,10 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SYNONYMS = {"\\ln": "\\log", "\\lg": "\\log", "\\operatorname": None}
 _INVERSE_TRIG = {"\\sin": "\\arcsin", "\\cos": "\\arccos", "\\tan": "\\arctan"}
 
-_SPACING = r"(?:\s|\\[,;: ]|\\q?quad|~|\^\s*\{?\s*\\circ\s*\}?|\\hspace\{[^{}]*\})"
+_SPACING = (
+    r"(?:\s|\\[,;: >]|\\q?quad\b|\\(?:thin|med|thick|en|em|nobreak)?space\b|~|\^\s*(?:\{\s*\\circ\s*\}|\\circ)"
+    r"|\\hspace\*?\{[^{}]*\})"
+)
 _SIDE_BY_SIDE = re.compile(rf"(?<![_^\d.])(?<![_^]\{{)\d+(?:\.\d+)?{_SPACING}+[+]?\d")  # not a subscript: \log_4 8
 _TEXT = re.compile(r"\\(?:text|mbox|textrm|mathrm|textit)\s*\{([^{}]*)\}")
 _WORD = re.compile(r"[A-Za-z]+|\?")
@@ -155,12 +158,15 @@ def substituted(answer: str, expressions: tuple[str, ...]) -> bool:
 
 
 def _lone_numbers_unwrapped(items: list[str]) -> list[str]:
-    """ "( 2 )" -> "2": a number put in for a variable is often parenthesised."""
+    """ "( 2 )" -> "2", "( - 2 )" -> "- 2": a number put in for a variable is often parenthesised."""
     out, i = [], 0
     while i < len(items):
         if items[i] == "(" and i + 2 < len(items) and items[i + 2] == ")" and _NUMBER.fullmatch(items[i + 1]):
             out.append(items[i + 1])
             i += 3
+        elif items[i : i + 2] == ["(", "-"] and items[i + 3 : i + 4] == [")"] and _NUMBER.fullmatch(items[i + 2]):
+            out.extend(["-", items[i + 2]])
+            i += 4
         else:
             out.append(items[i])
             i += 1

@@ -40,7 +40,7 @@ _TEXT = re.compile(r"\\(?:text|mbox|mathrm|textrm)\s*\{([^{}]*)\}")
 _OR = re.compile(r"\s*(?:\\text\{\s*or\s*\}|\\textrm\{\s*or\s*\}|\\mbox\{\s*or\s*\}|\bor\b|\\lor)\s*")
 _MIXED = re.compile(r"(?<![\w}^_.\\])(-?)(\d+)\s*\\[dt]?frac\s*(\{\s*\d+\s*\}|\d)\s*(\{\s*\d+\s*\}|\d)")
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)\b")
-_DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*\{?\s*\\circ\s*\}?")
+_DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ)")
 _BINOM_DIGITS = re.compile(r"\\[dt]?binom\s*(\d)\s*(\d)")
 _LONE_VARIABLE_SIDE = re.compile(r"^\s*(?:[A-Za-z]|\\[A-Za-z]+)\s*=\s*")
 

@@ -33,6 +33,7 @@ EXPRESSION_CHARS = 200  # the longest problem expression compared
 
 _EXTRACTION = (LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig())
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_DEGREE = re.compile(r"\^\s*(?:\{\s*\\circ\s*\}|\\circ)")
 _PLAIN_RATIONAL = re.compile(
     r"([+-]?)\s*(?:(\d+(?:\.\d*)?|\.\d+)|\\[dt]?frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))"
     r"|(\d+)\s*/\s*(\d+))"
@@ -149,7 +150,8 @@ def problem_candidates(problem: str) -> tuple[str, ...]:
     unique = []
     for expression in found:
         if expression and len(expression) <= EXPRESSION_CHARS and expression not in unique:
-            if restatement_features(expression) - NEUTRAL and re.search(r"[-+*/^!]|\\[A-Za-z]", expression):
+            core = _DEGREE.sub("", expression)  # "30^\\circ" is a number, not an expression
+            if restatement_features(core) - NEUTRAL and re.search(r"[-+*/^!]|\\[A-Za-z]", core):
                 unique.append(expression)
     return tuple(unique[:MAX_EXPRESSIONS])
 

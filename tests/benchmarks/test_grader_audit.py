@@ -95,7 +95,7 @@ def test_the_table_and_the_line(result):
     assert row.split() == ["probes", "unevaluated", "2", "100.0%", "0", "0", "50.0%", "1", "0"]
     whole = next(line for line in lines if line.startswith("all"))
     assert whole.split() == ["all", "6", "66.7%", "1", "1", "50.0%", "2", "1"]
-    assert "lenient  66.7% agreement on 6 cases, 1 false positives, 1 false negatives" in lines
+    assert "lenient  66.7% agreement on 6 cases, 1 false positive, 1 false negative" in lines
     assert "non-answers credited: 2 (misread-hedge, misread-unevaluated)" in lines
     assert "disagreements" not in table
     shown = audit_table(result, show_disagreements=True)
