@@ -38,8 +38,15 @@ HOSTILE = {  # name: completion, graded against the reference "5" (or the one gi
     "\\boxed{3^{100000000}}": "\\boxed{3^{100000000}}",
     "200000 words, no box": "word " * 200_000,
     "10 MB, then \\boxed{5}": "a" * 10_000_000 + " so \\boxed{5}",
-    # Against "5" the grader refuses the power towers above before sympy sees them (unevaluated where
-    # the reference is a value); these references let the answer reach math-verify and its timer.
+    # Aimed at round 2's readings (issue 17): comments, phantoms, code, side-by-side numbers, hedges.
+    "50000 comment lines": "%\n" * 50_000 + "\\boxed{5}",
+    "20000 unclosed \\phantom{": "\\phantom{" * 20_000 + "\\boxed{5}",
+    "50001 backticks": "`" * 50_001 + "\\boxed{5}",
+    "300 numbers side by side": "\\boxed{" + "1\\;" * 300 + "1}",
+    "50000 retractions": "\\boxed{5}" + " wait" * 50_000,
+    "a 400-sided true equation": ("\\boxed{" + "1=" * 400 + "1}", "1"),
+    # Against "5" the grader refuses the power towers above before sympy sees them (too large to
+    # evaluate); these references let the answer reach math-verify and its timer.
     "\\boxed{3^{100000000}} vs an expression": ("\\boxed{3^{100000000}}", "3^{100000000} + 1"),
     "\\boxed{(x+1)^{100000}} vs an expression": ("\\boxed{(x+1)^{100000}}", "(x+1)^{99999}"),
 }
