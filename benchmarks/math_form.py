@@ -110,15 +110,15 @@ def _problem_tokens(problem: str) -> str:
     return _SEP + _SEP.join(tokens(problem[:PROBLEM_CHARS])) + _SEP
 
 
-def _split_top_level(text: str, separator: str) -> list[str]:
-    """`text` split at `separator` outside braces, brackets and parentheses."""
+def split_top_level(text: str, separators: str) -> list[str]:
+    """`text` split at any of the characters `separators` outside braces, brackets and parentheses."""
     parts, depth, start = [], 0, 0
     for index, char in enumerate(text):
         if char in "{[(":
             depth += 1
         elif char in "}])":
             depth -= 1
-        elif char == separator and depth == 0:
+        elif char in separators and depth == 0:
             parts.append(text[start:index])
             start = index + 1
     parts.append(text[start:])
@@ -130,7 +130,7 @@ def last_side(answer: str) -> str:
     ("5 = x"); the answer itself when it is no equation (or an inequality such as "x <= 5")."""
     if "=" not in answer or re.search(r"[<>]|\\[lg]eq?\b|\\neq", answer):
         return answer.strip()
-    sides = [side.strip() for side in _split_top_level(answer, "=")]
+    sides = [side.strip() for side in split_top_level(answer, "=")]
     if len(sides) > 1 and re.fullmatch(r"[A-Za-z]|\\[A-Za-z]+", sides[-1]):
         return sides[0]
     return sides[-1]

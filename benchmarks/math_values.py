@@ -24,6 +24,7 @@ import sympy
 from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse, verify
 from sympy.core.relational import Equality, Relational, Unequality
 
+from benchmarks.math_form import split_top_level
 from benchmarks.math_nonanswer import NEUTRAL, restatement_features
 from benchmarks.math_normal import for_verify
 
@@ -123,28 +124,13 @@ def _close(first, second) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
-def _split_top_level(text: str) -> list[str]:
-    """`text` split at "=", ",", ";" and "\\quad" outside brackets."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        if char in "{[(":
-            depth += 1
-        elif char in "}])":
-            depth -= 1
-        elif char in "=,;" and depth == 0:
-            parts.append(text[start:index])
-            start = index + 1
-    parts.append(text[start:])
-    return [part.replace("\\quad", " ").strip() for part in parts]
-
-
 @functools.lru_cache(maxsize=1024)
 def problem_candidates(problem: str) -> tuple[str, ...]:
     """Expressions of the problem (module docstring) that are more than a lone number or symbol."""
     found, prose = [], problem
     for span in _MATH_SPAN.finditer(problem):
         inner = next(group for group in span.groups() if group is not None)
-        found.extend(_split_top_level(inner))
+        found.extend(part.replace("\\quad", " ").strip() for part in split_top_level(inner, "=,;"))
         prose = prose.replace(span.group(), " ")
     found.extend(match.group() for match in _PLAIN_ARITHMETIC.finditer(prose))
     unique = []

@@ -75,7 +75,11 @@ def test_imports_point_one_way():
     assert project_imports("math_answer.py") == {"benchmarks.math_hidden"}
     assert project_imports("math_nonanswer.py") == {"benchmarks.math_form"}
     assert project_imports("math_strict.py") == {"benchmarks.math_form", "benchmarks.math_nonanswer"}
-    assert project_imports("math_values.py") == {"benchmarks.math_nonanswer", "benchmarks.math_normal"}
+    assert project_imports("math_values.py") == {
+        "benchmarks.math_form",
+        "benchmarks.math_nonanswer",
+        "benchmarks.math_normal",
+    }
     assert project_imports("math_check.py") == checking
     assert project_imports("math_grading_worker.py") == {"benchmarks.math_check"}
     assert project_imports("grading.py") == {"benchmarks.math_check", "benchmarks.math_grading_worker"}
