@@ -176,6 +176,7 @@ def table1_command(args: argparse.Namespace, extra: list[str]) -> int:
             args.output_dir or f"runs/table1-{profile}",
             args.tracking_uri or DEFAULT_TRACKING_URI,
             limit=args.limit,
+            baseline=args.baseline,
         )
     except UserError as err:
         err.args = (redact(str(err)),)  # a password in --tracking-uri is never printed
@@ -296,6 +297,7 @@ def build_parser() -> OneLineParser:
     table1.add_argument("--limit", type=int, help="problems per benchmark (default: the profile's; tiny all 500)")
     table1.add_argument("--output-dir", help="runs, report and figures (default runs/table1-<profile>)")
     table1.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")
+    table1.add_argument("--baseline", default="GRPO", help="the row every other row's accuracy is compared with")
 
     board = commands.add_parser("leaderboard", help=leaderboard_command.__doc__, parents=[common])
     board.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")

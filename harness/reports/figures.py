@@ -5,11 +5,13 @@
     figure 4   ppo_kl and gradient norm over steps (table1 rows)
     figure 5   entropy regularisation against CE-GPPO
     figure 6   the beta stage switch against constant betas
-    accuracy   held-out greedy accuracy over steps (every run.eval_every steps)
+    accuracy   held-out greedy accuracy over training: before RL, every run.eval_every steps, after RL
 
 Lines are the mean over seeds of a moving average (window `SMOOTH` steps, said on the axis);
 the band spans the lowest to the highest seed. Every algorithm keeps one colour in every figure.
-A figure whose rows did not run is not drawn.
+A curve of few points (a sparse metric, a short run) is drawn with a marker on each measured
+point, so that one or two measurements never leave empty axes. A figure whose rows did not run is
+not drawn; the accuracy figure's absence is explained in the report (`notes`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import numpy as np  # noqa: E402
 from harness.reports.plan import ROWS  # noqa: E402
 
 SMOOTH = 10
+MARKED = 12  # curves of at most this many points get a marker on each point
+ACCURACY = "val_heldout_greedy_accuracy"
 # One distinct colour per row: tab10 first, then the darker half of tab20 for the ablation rows.
 _PALETTE = list(plt.get_cmap("tab10").colors) + list(plt.get_cmap("tab20b").colors[::4]) + ["black", "gold"]
 COLOURS = dict(zip((r.label for r in ROWS), _PALETTE))
@@ -68,15 +72,24 @@ def _plot(ax, histories: Histories, labels: list[str], key: str, window: int = S
         if curves is None:
             continue
         steps, values = curves
-        ax.plot(steps, values.mean(0), color=colour(label), label=f"{label} ({len(values)} seeds)", linewidth=1.6)
+        marker = "o" if len(steps) <= MARKED else None
+        ax.plot(
+            steps,
+            values.mean(0),
+            color=colour(label),
+            label=f"{label} ({len(values)} seeds)",
+            linewidth=1.6,
+            marker=marker,
+            markersize=4,
+        )
         ax.fill_between(steps, values.min(0), values.max(0), color=colour(label), alpha=0.15, linewidth=0)
         drawn += 1
     return drawn
 
 
-def _finish(fig, ax, title: str, ylabel: str, path: Path, window: int = SMOOTH) -> Path:
+def _finish(fig, ax, title: str, ylabel: str, path: Path, window: int = SMOOTH, xlabel: str = "RL step") -> Path:
     ax.set_title(title, fontsize=11)
-    ax.set_xlabel("RL step")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(f"{ylabel}, {window}-step moving average" if window > 1 else ylabel)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -87,13 +100,68 @@ def _finish(fig, ax, title: str, ylabel: str, path: Path, window: int = SMOOTH) 
 
 
 def line_figure(
-    histories: Histories, labels: list[str], key: str, ylabel: str, title: str, path: Path, window: int = SMOOTH
+    histories: Histories,
+    labels: list[str],
+    key: str,
+    ylabel: str,
+    title: str,
+    path: Path,
+    window: int = SMOOTH,
+    xlabel: str = "RL step",
 ) -> Path | None:
     fig, ax = plt.subplots(figsize=(8, 5))
     if _plot(ax, histories, labels, key, window) < 2:  # a comparison needs two curves
         plt.close(fig)
         return None
-    return _finish(fig, ax, title, ylabel, path, window)
+    return _finish(fig, ax, title, ylabel, path, window, xlabel)
+
+
+Heldout = dict[str, dict[int, dict]]  # row label -> seed -> {"before", "after", "steps"} (held-out greedy accuracy)
+
+
+def accuracy_series(histories: Histories, heldout: Heldout | None) -> Histories:
+    """Every measurement of held-out greedy accuracy per run, against the RL steps completed: before RL
+    (0), each validation (a validation after step index s has s + 1 steps done) and after RL (the
+    steps the run completed). All three are the same measurement (greedy answers to the task's held-out
+    problems), so they belong on one curve; a later value at the same step replaces an earlier one."""
+    series: Histories = {}
+    for label in set(histories) | set(heldout or {}):
+        for seed in set(histories.get(label, {})) | set((heldout or {}).get(label, {})):
+            points: dict[int, float] = {}
+            ends = (heldout or {}).get(label, {}).get(seed, {})
+            if ends.get("before") is not None:
+                points[0] = ends["before"]
+            for entry in histories.get(label, {}).get(seed, []):
+                if ACCURACY in entry:
+                    points[entry["step"] + 1] = entry[ACCURACY]
+            if ends.get("after") is not None and ends.get("steps"):
+                points[ends["steps"]] = ends["after"]
+            if points:
+                series.setdefault(label, {})[seed] = [{"step": s, ACCURACY: v} for s, v in sorted(points.items())]
+    return series
+
+
+def accuracy_figure(histories: Histories, heldout: Heldout | None, labels: list[str], path: Path, notes: list):
+    """The accuracy-over-training figure, or None with the reason appended to `notes`."""
+    series = accuracy_series(histories, heldout)
+    measured = [label for label in labels if label in series]
+    if len(measured) < 2:
+        notes.append(
+            "Accuracy over training is not drawn: held-out accuracy was measured for "
+            f"{len(measured)} of the rows ({', '.join(measured) or 'none'}); a comparison needs two"
+        )
+        return None
+    points = max(len(run) for by_seed in series.values() for run in by_seed.values())
+    return line_figure(
+        series,
+        measured,
+        ACCURACY,
+        "held-out greedy accuracy (fraction correct)",
+        f"Accuracy over training ({points} measurements per run: before RL, validations, after RL)",
+        path,
+        window=1,
+        xlabel="RL steps completed",
+    )
 
 
 def stability_figure(histories: Histories, labels: list[str], path: Path) -> Path | None:
@@ -114,8 +182,12 @@ def stability_figure(histories: Histories, labels: list[str], path: Path) -> Pat
     return path
 
 
-def paper_figures(histories: Histories, folder: Path) -> list[Path]:
-    """Every figure whose rows ran; returns the files written."""
+def paper_figures(
+    histories: Histories, folder: Path, heldout: Heldout | None = None, notes: list | None = None
+) -> list[Path]:
+    """Every figure whose rows ran; returns the files written. `heldout` adds the before / after RL
+    accuracy to the accuracy figure; why a figure is left out goes to `notes`."""
+    notes = [] if notes is None else notes
     folder.mkdir(parents=True, exist_ok=True)
     ran = [label for label in COLOURS if label in histories]
     main = [r for r in ("GRPO", "DAPO", "CE-GPPO(0.5,1)", "CE-GPPO(0.75,1)", "CISPO", "GSPO", "GPPO") if r in ran]
@@ -156,14 +228,6 @@ def paper_figures(histories: Histories, folder: Path) -> list[Path]:
         )
         if "CE-GPPO(0->0.5)" in switch
         else None,
-        line_figure(
-            histories,
-            main,
-            "val_heldout_greedy_accuracy",
-            "held-out greedy accuracy (fraction correct)",
-            "Accuracy over training",
-            folder / "accuracy.png",
-            window=1,
-        ),
+        accuracy_figure(histories, heldout, main, folder / "accuracy.png", notes),
     ]
     return [p for p in made if p is not None]

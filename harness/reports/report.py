@@ -5,11 +5,14 @@ per-step history and stability figures) and evaluation run (eval/results.json an
 eval/samples.jsonl: per-problem scores) by their table.* tags. It writes into the output folder
 
     table1.md      the table (our rows; on the paper profile the paper's numbers under them; each
-                   math cell lenient with strict beside it), the grader audit's line, the claims
-                   section and the figures, as a Markdown page; above the table, every row and
-                   seed that is missing, with the failed job's error and log
-    table1.csv     every cell as mean / se / sd, and the stability figures
-    table1.html    one static page (table, claims, figures embedded), no network needed
+                   math cell lenient with strict beside it), the grader audit's line, the
+                   differences to the baseline row with their intervals, the smallest difference
+                   the budget detects, the claims section (accuracy claims Holm-adjusted) and the
+                   figures, as a Markdown page; above the table, every row and seed that is
+                   missing, with the failed job's error and log
+    table1.csv     every cell as mean / se / sd, the stability figures, then the differences
+    table1.html    one static page (table, differences, claims, figures embedded), no network needed
+    scores.json    the per-problem scores of every row and seed (what `harness plan` measures from)
     figures/       the PNGs
 
 and logs all of it as artifacts of a report run (tag table.report) in the training experiment.
@@ -25,7 +28,17 @@ from pathlib import Path
 from benchmarks.grader_audit import audit_line
 from benchmarks.runner import strict_name
 from harness.common.files import atomic_write_text
-from harness.reports.claims import check_claims
+from harness.reports.claims import accuracy_note, check_accuracy_claims, check_claims
+from harness.reports.differences import (
+    compare,
+    csv_columns,
+    detectable,
+    detectable_line,
+    differences_html,
+    differences_markdown,
+    nothing_to_compare,
+    row_scores,
+)
 from harness.reports.figures import paper_figures
 from harness.reports.html import html_page
 from harness.reports.paper import paper_rows
@@ -56,13 +69,15 @@ def per_problem_scores(results: dict, samples: list[dict], strict: bool = False)
 
 
 def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, expected: dict):
-    """(SeedResults per row and seed, histories per row and seed, benchmarks) from MLflow.
+    """(SeedResults per row and seed, histories per row and seed, held-out accuracy before / after RL per
+    row and seed, benchmarks) from MLflow.
 
     `expected[(row label, seed)]` = (training hash or None for the base row, evaluation hash): only
     runs of exactly those settings count, so runs of other steps or limits in the store never mix in."""
     client = RetryingClient(uri)
     results: dict[str, dict[int, SeedResult]] = {}
     histories: dict[str, dict[int, list[dict]]] = {}
+    heldout: dict[str, dict[int, dict]] = {}
     benchmarks: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for row in rows:
@@ -77,6 +92,7 @@ def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, 
                         continue
                     summary = _artifact_json(client, trained[0].info.run_id, "summary.json", Path(tmp) / "s")
                     histories.setdefault(row.label, {})[seed] = summary["history"]
+                    heldout.setdefault(row.label, {})[seed] = _heldout(summary)
                     figures = summary["stability"]
                 if not evals:
                     continue
@@ -87,7 +103,29 @@ def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, 
                 scores = per_problem_scores(evaluation, samples)
                 strict = per_problem_scores(evaluation, samples, strict=True)
                 results.setdefault(row.label, {})[seed] = SeedResult(scores, figures, strict)
-    return results, histories, benchmarks
+    return results, histories, heldout, benchmarks
+
+
+def _heldout(summary: dict) -> dict:
+    """Greedy held-out accuracy before and after RL, and the steps done (the accuracy figure's ends)."""
+    before, after = summary.get("heldout_before") or {}, summary.get("heldout_after") or {}
+    return {
+        "before": before.get("greedy_accuracy"),
+        "after": after.get("greedy_accuracy"),
+        "steps": summary.get("steps_completed"),
+    }
+
+
+def scores_file(profile: TableProfile, rows: list[Row], results: dict, benchmarks: list[str]) -> str:
+    """scores.json: the per-problem scores behind the table, for `harness plan` (harness.reports.planner)."""
+    payload = {
+        "profile": profile.name,
+        "samples": profile.k,
+        "benchmarks": benchmarks,
+        "trained": [r.label for r in rows if r.loss is not None and r.label in results],
+        "rows": {label: row_scores(by_seed, benchmarks) for label, by_seed in results.items()},
+    }
+    return json.dumps(payload)
 
 
 def build_report(
@@ -99,14 +137,24 @@ def build_report(
     expected: dict,
     log=print,
     failed: dict | None = None,
+    baseline: str = "GRPO",
 ) -> dict:
     """Write the report of what finished; every (row, seed) without its runs is listed as missing,
-    with why (`failed[(row label, seed)]`: the job's error and log) where that is known."""
-    results, histories, benchmarks = collect(profile, rows, seeds, uri, expected)
-    table = build_table({r.label: results[r.label] for r in rows if r.label in results}, benchmarks)
+    with why (`failed[(row label, seed)]`: the job's error and log) where that is known. Every row is
+    compared with the `baseline` row."""
+    results, histories, heldout, benchmarks = collect(profile, rows, seeds, uri, expected)
+    ordered = {r.label: results[r.label] for r in rows if r.label in results}
+    table = build_table(ordered, benchmarks)
+    comparisons = compare(ordered, benchmarks, baseline)
+    why = nothing_to_compare(ordered, baseline)
+    scores = {label: row_scores(by_seed, benchmarks) for label, by_seed in ordered.items()}
+    trained = {r.label: scores[r.label] for r in rows if r.loss is not None and r.label in scores}
+    budget = detectable_line(detectable(trained, benchmarks, len(seeds), profile.k), len(seeds), profile.k)
     figures_by_row = {label: {s: r.figures for s, r in by_seed.items()} for label, by_seed in results.items()}
-    verdicts = check_claims(figures_by_row)
-    figures = paper_figures(histories, root / "figures")
+    accuracy = check_accuracy_claims(scores, benchmarks)
+    verdicts = [*accuracy, *check_claims(figures_by_row)]
+    notes: list[str] = []
+    figures = paper_figures(histories, root / "figures", heldout, notes)
     paper = paper_rows(profile.paper_model) if profile.paper_model else None
     missing = [
         f"{r.label} seed {s}: {(failed or {}).get((r.label, s), 'no finished run in MLflow')}"
@@ -127,22 +175,47 @@ def build_report(
         markdown += ["**Missing from this table** (run the same command again once the cause is fixed):", ""]
         markdown += [*(f"- {line}" for line in missing), ""]
     markdown += [to_markdown(table, benchmarks, paper), ""]
-    markdown += ["## The paper's claims on this profile", "", *(v.line() for v in verdicts), ""]
-    markdown += ["## Figures", "", *(f"![{p.stem}](figures/{p.name})" for p in figures)]
+    markdown += [differences_markdown(comparisons, benchmarks, baseline, why), ""] + ([budget, ""] if budget else [])
+    claims_note = accuracy_note(accuracy)
+    markdown += ["## The paper's claims on this profile", "", claims_note, "", *(v.line() for v in verdicts), ""]
+    markdown += ["## Figures", "", *(f"![{p.stem}](figures/{p.name})" for p in figures), *notes]
     # atomic: a report killed half-way leaves the previous one whole
     atomic_write_text(root / "table1.md", "\n".join(markdown) + "\n")
-    atomic_write_text(root / "table1.csv", to_csv(table, benchmarks))
-    atomic_write_text(
-        root / "table1.html", html_page(title, setup, table, benchmarks, paper, verdicts, figures, missing, audit=audit)
+    atomic_write_text(root / "table1.csv", to_csv(table, benchmarks, csv_columns(comparisons, benchmarks, baseline)))
+    page = html_page(
+        title,
+        setup,
+        table,
+        benchmarks,
+        paper,
+        verdicts,
+        figures,
+        missing,
+        audit=audit,
+        sections=[differences_html(comparisons, benchmarks, baseline, why)],
+        notes=[budget] if budget else [],
+        claims_note=claims_note,
     )
-    outputs = [root / "table1.md", root / "table1.csv", root / "table1.html", *figures]
+    atomic_write_text(root / "table1.html", page)
+    atomic_write_text(root / "scores.json", scores_file(profile, rows, ordered, benchmarks))
+    outputs = [root / "table1.md", root / "table1.csv", root / "table1.html", root / "scores.json", *figures]
     with tracked_run(uri, TRAIN_EXPERIMENT, f"table1-report-{profile.name}", tags={"table.report": profile.name}):
         import mlflow
 
         for path in outputs:
             mlflow.log_artifact(str(path), artifact_path="figures" if path.suffix == ".png" else None)
     log(to_markdown(table, benchmarks, paper))
+    log("\n" + differences_markdown(comparisons, benchmarks, baseline, why).replace("### ", ""))
+    if budget:
+        log(budget)
     log(audit)
-    log("\nclaims:\n" + "\n".join(v.line().replace("**", "") for v in verdicts))
+    log("\nclaims:\n" + claims_note + "\n" + "\n".join(v.line().replace("**", "") for v in verdicts))
     log(f"\nreport: {root / 'table1.md'}, {root / 'table1.csv'}, {root / 'table1.html'}; figures in {root / 'figures'}")
-    return {"table": table, "verdicts": verdicts, "figures": figures, "outputs": outputs, "missing": missing}
+    return {
+        "table": table,
+        "verdicts": verdicts,
+        "figures": figures,
+        "outputs": outputs,
+        "missing": missing,
+        "differences": comparisons,
+    }

@@ -123,29 +123,29 @@ def stability_texts(row: TableRow) -> list[str]:
     return texts
 
 
-def to_markdown(rows: list[TableRow], benchmarks: list[str], paper: dict[str, tuple] | None = None) -> str:
-    """The table; with `paper` ({row label: reported values in column order}) a paper line under ours."""
-    columns = [*benchmarks, "Avg"]
-    header = ["algorithm", "seeds", *columns, *(name for _, name, _ in STABILITY)]
+def to_markdown(
+    rows: list[TableRow], benchmarks: list[str], paper: dict[str, tuple] | None = None, lead: dict | None = None
+) -> str:
+    """The table; with `paper` ({row label: reported values in column order}) a paper line under ours;
+    `lead` adds columns {header: {row label: text}} after "seeds" (the leaderboard's group)."""
+    columns, lead = [*benchmarks, "Avg"], lead or {}
+    header = ["algorithm", "seeds", *lead, *columns, *(name for _, name, _ in STABILITY)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        lines.append(
-            "| "
-            + " | ".join([row.label, str(row.seeds), *(cell_text(row, c) for c in columns), *stability_texts(row)])
-            + " |"
-        )
+        texts = [row.label, str(row.seeds), *(lead[h].get(row.label, "–") for h in lead)]
+        texts += [*(cell_text(row, c) for c in columns), *stability_texts(row)]
+        lines.append("| " + " | ".join(texts) + " |")
         reported = (paper or {}).get(row.label)
         if reported:
-            lines.append(
-                "| "
-                + " | ".join([f"{row.label} (paper)", "", *(f"{v:g}" for v in reported), *("" for _ in STABILITY)])
-                + " |"
-            )
+            texts = [f"{row.label} (paper)", "", *("" for _ in lead), *(f"{v:g}" for v in reported)]
+            lines.append("| " + " | ".join([*texts, *("" for _ in STABILITY)]) + " |")
     return "\n".join(lines)
 
 
-def to_csv(rows: list[TableRow], benchmarks: list[str]) -> str:
-    """One line per row: every cell as mean / se / sd (fractions, not percent) and every figure."""
+def to_csv(rows: list[TableRow], benchmarks: list[str], extra: dict | None = None) -> str:
+    """One line per row: every cell as mean / se / sd (fractions, not percent) and every figure; `extra`
+    appends columns {header: {row label: text}} after all the others."""
+    extra = extra or {}
     sink = io.StringIO()
     writer = csv.writer(sink)
     columns = [*benchmarks, "Avg"]
@@ -156,6 +156,7 @@ def to_csv(rows: list[TableRow], benchmarks: list[str]) -> str:
             *(f"{c}_{part}" for c in columns for part in ("mean", "se", "sd")),
             *(key for key, _, _ in STABILITY),
             *(f"{c}_strict_mean" for c in columns),
+            *extra,
         ]
     )
     for row in rows:
@@ -168,7 +169,9 @@ def to_csv(rows: list[TableRow], benchmarks: list[str]) -> str:
             values += [f"{cell.mean:.6g}", "" if cell.se is None else f"{cell.se:.6g}", f"{cell.sd:.6g}"]
         figures = [f"{row.stability[key]:.6g}" if key in row.stability else "" for key, _, _ in STABILITY]
         stricts = [_number(row.cells[c].strict if c in row.cells else None) for c in columns]
-        writer.writerow([row.label, row.seeds, *values, *figures, *stricts])
+        writer.writerow(
+            [row.label, row.seeds, *values, *figures, *stricts, *(extra[h].get(row.label, "") for h in extra)]
+        )
     return sink.getvalue()
 
 

@@ -224,11 +224,17 @@ def reproduce(
     uri: str,
     log=print,
     limit: int | None = None,
+    baseline: str = "GRPO",
 ) -> dict:
     """Run (or find) every job, then build the report; returns the report's file paths.
-    `limit` evaluates the first N problems of each benchmark instead of the profile's number."""
+    `limit` evaluates the first N problems of each benchmark instead of the profile's number; every
+    row's accuracy is compared with the `baseline` row's."""
     if profile_name not in TABLE_PROFILES:
         raise ConfigError(f"--profile={profile_name!r} is not known; valid: {', '.join(TABLE_PROFILES)}")
+    if baseline not in [r.label for r in rows]:
+        raise ConfigError(
+            f"--baseline={baseline!r} is not a row of this table; allowed: {', '.join(r.label for r in rows)}"
+        )
     profile = TABLE_PROFILES[profile_name]
     if limit is not None:  # part of the evaluation's hash: a different limit is evaluated anew
         profile = replace(profile, limit=limit)
@@ -271,7 +277,7 @@ def reproduce(
             (job.row.label, job.seed): (config.run.tags["table.hash"] if config else None, ev.tags["table.eval_hash"])
             for job, config, ev in configured
         }
-        return build_report(profile, rows, seed_list, root, uri, expected, log, failed)
+        return build_report(profile, rows, seed_list, root, uri, expected, log, failed, baseline)
 
 
 def _reason(error: BaseException) -> str:
