@@ -58,7 +58,7 @@ def group_columns(rows: dict[str, RowScores], benchmarks: list[str], prefix: str
     for row in significance_groups(comparable, benchmarks, **kw):
         text = f"{prefix}{row.group}"
         if row.versus_leader is None:
-            group[row.label], versus[row.label] = f"{text} (leader)", "0"
+            group[row.label], versus[row.label] = f"{text} (leader)", "–"
             continue
         method = method or row.versus_leader.method
         if not row.versus_leader.paired:

@@ -12,6 +12,8 @@ and the spread over seeds (math: lenient, with the strict-mode avg@k beside it);
 the runs' suite averages, or, for groups never evaluated on a suite, the held-out greedy accuracy
 after RL; then the held-out gain and the stability figures (logged by every run as `stability/*`).
 Rows are ranked by Avg. Sweep trials and table runs are rows of their own, their source shown.
+The "group" column ranks with noise in mind (`harness.reports.board_groups`): rows whose interval of
+the difference to the leader covers 0 share its group 1, and so on; "vs leader" is that difference.
 Above the table, the grader audit's line (`harness grader-audit`).
 
 Only reads: a store that does not exist is refused (nothing is created). A metric that is NaN or
@@ -103,17 +105,17 @@ def training_runs(client, filters: Filters) -> list:
     return runs
 
 
-def evaluations(client, runs: list) -> dict[str, dict[str, float]]:
-    """training run id -> the metrics of its newest finished evaluation run."""
+def evaluations(client, runs: list) -> dict:
+    """training run id -> its newest finished evaluation run."""
     ids = {r.info.run_id for r in runs}
-    found: dict[str, dict[str, float]] = {}
+    found = {}
     experiments = [e.experiment_id for e in client.search_experiments()]
     for run in client.search_runs(
         experiments, "attributes.status = 'FINISHED'", max_results=50000, order_by=["attributes.start_time ASC"]
     ):
         owner = run.data.tags.get(EVAL_TAG)
         if owner in ids:
-            found[owner] = run.data.metrics
+            found[owner] = run
     return found
 
 
@@ -227,15 +229,22 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
     if not runs:
         log(f"no finished training run in {uri} matches these filters")
         return []
-    evals = evaluations(client, runs)
+    from harness.reports.board_groups import leaderboard_groups
+    from harness.reports.groups import note
+
+    evaluation_runs = evaluations(client, runs)
+    evals = {train_id: run.data.metrics for train_id, run in evaluation_runs.items()}
     rows, benchmarks, extra, members = leaderboard_rows(runs, evals)
+    groups = leaderboard_groups(client, [r.label for r in rows], members, evaluation_runs)
+    lead = {"group": groups.group, "vs leader": groups.versus}
     folder = Path(output_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    markdown = to_markdown(rows, benchmarks)
+    markdown = to_markdown(rows, benchmarks, lead=lead)
     setup = (
         f"{len(runs)} finished training runs in {uri}, {len(rows)} groups, ranked by Avg (suite average of "
         "their evaluations, else held-out greedy accuracy after RL); percent: mean ± se (sd over seeds)"
     )
+    grouping = note(groups)
     left_out, of_runs = non_finite(runs, evals)
     if left_out:
         setup += (
@@ -243,13 +252,19 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
             "(–: no finite value)"
         )
     audit = audit_line()  # the grader every evaluation here was scored with, audited (cached per version)
-    (folder / "leaderboard.md").write_text(f"# Leaderboard\n\n{setup}\n\n{audit}\n\n{markdown}\n")
-    (folder / "leaderboard.csv").write_text(to_csv(rows, benchmarks))
+    under = f"\n{grouping}\n" if grouping else ""
+    (folder / "leaderboard.md").write_text(f"# Leaderboard\n\n{setup}\n\n{audit}\n\n{markdown}\n{under}")
+    (folder / "leaderboard.csv").write_text(to_csv(rows, benchmarks, {**extra, **lead}))
     figures = curve_figures(client, rows[:TOP], members, folder / "figures")
-    page = html_page("Leaderboard", setup, rows, benchmarks, None, [], figures, (), extra, audit=audit)
+    notes = [grouping] if grouping else []
+    page = html_page(
+        "Leaderboard", setup, rows, benchmarks, None, [], figures, (), extra, audit=audit, lead=lead, notes=notes
+    )
     (folder / "leaderboard.html").write_text(page)
     log(setup)
     log(markdown)
+    if grouping:
+        log(grouping)
     log(audit)
     log(f"written: {folder / 'leaderboard.md'}, {folder / 'leaderboard.csv'}, {folder / 'leaderboard.html'}")
     return rows

@@ -219,7 +219,7 @@ def test_nan_and_inf_metrics_are_left_out_and_never_ranked(empty_store, tmp_path
     table = [line.lower() for line in markdown.splitlines() if line.startswith("| ")]
     assert not any("nan" in line or "inf" in line or "e+307" in line or "e+308" in line for line in table)
     ce_line = next(line for line in markdown.splitlines() if line.startswith("| ce_gppo"))
-    assert ce_line.count("–") == 8  # Avg and the seven stability columns
+    assert ce_line.count("–") == 10  # group, vs leader, Avg and the seven stability columns
     assert "10 non-finite metric values" in (tmp_path / "board" / "leaderboard.html").read_text()
 
 
