@@ -6,7 +6,8 @@ one-seed trial live in the trial run itself. With several seeds each seed trains
 under the trial run, and the trial run holds the means.
 
 Recorded on the trial (Optuna user attributes) and its MLflow run (metrics and tags): the
-objective, the held-out accuracy before / after, every stability figure of
+objective, the held-out accuracy before / after (and, on the trial only, after RL per seed with the
+number of held-out problems, for the trial table's significance groups), every stability figure of
 `harness.summary.stability_figures` (mean over seeds), the training seconds, and the MLflow run
 id; a trial that raises or stops on non-finite losses is failed with its reason, a pruned one is
 marked pruned (Optuna state PRUNED, MLflow run KILLED with tag sweep.state=PRUNED), an interrupted
@@ -157,6 +158,9 @@ def record(config: SweepConfig, trial, run_id: str, summaries: list[dict], train
     figures["train_seconds"] = train_seconds
     for key, value in figures.items():
         trial.set_user_attr(key, value)
+    # per seed, and on how many problems: what the trial table's significance groups compare (sweeps.report)
+    trial.set_user_attr("accuracy_after_per_seed", [s["accuracy_after"] for s in per_seed])
+    trial.set_user_attr("heldout_problems", summaries[0]["config"]["task"]["heldout_size"])
     from mlflow.entities import Metric
 
     now = int(time.time() * 1000)

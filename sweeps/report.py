@@ -1,6 +1,14 @@
 """What a sweep prints when it ends: the trial table, the best trial, and where everything is kept.
 
-Store URLs appear with their password masked (the report is also trials.md and a parent-run artifact)."""
+Store URLs appear with their password masked (the report is also trials.md and a parent-run artifact).
+
+The table's "group" column ranks the completed trials with noise in mind (`harness.reports.groups`):
+by their greedy held-out accuracy after RL, per seed, on the task's held-out problems. Every trial
+starts from the same warm start on the same seeds, so that ranks them as the accuracy-gain objective
+does. The trial with the best accuracy leads group 1, every trial whose 95% interval of the difference
+to it covers 0 joins, and so on; "vs best" is that difference in points. The trials keep an accuracy
+per seed, not per problem, so the comparisons are unpaired (conservative) and the note says so.
+Trials recorded before the per-seed accuracy was kept get no group."""
 
 from __future__ import annotations
 
@@ -8,6 +16,7 @@ import optuna
 from optuna.trial import TrialState
 
 from harness.common.uris import redact
+from harness.reports.groups import GroupColumns, bernoulli_scores, group_columns, note
 from harness.summary import mlflow_ui_hint
 from sweeps.config import SweepConfig
 
@@ -29,11 +38,30 @@ def short(key: str) -> str:
     return key.split(".")[-1]
 
 
-def trial_rows(study: optuna.Study) -> tuple[list[str], list[list[str]]]:
-    """Header and one row per trial (params, state, figures, reason), in trial order."""
+HELDOUT = "held-out"
+
+
+def trial_groups(trials: list) -> GroupColumns:
+    """The significance groups of the completed trials on their held-out accuracy after RL (module docstring)."""
+    scores = {}
+    for t in trials:
+        if t.state != TrialState.COMPLETE or "accuracy_after" not in t.user_attrs:
+            continue
+        if "accuracy_after_per_seed" not in t.user_attrs or "heldout_problems" not in t.user_attrs:
+            continue  # recorded before per-seed values and problem counts were kept: not comparable
+        accuracy = dict(enumerate(t.user_attrs["accuracy_after_per_seed"]))
+        found = bernoulli_scores(f"trial{t.number}", accuracy, int(t.user_attrs["heldout_problems"]))
+        if found:
+            scores[str(t.number)] = {HELDOUT: found}
+    return group_columns(scores, [HELDOUT]) if len(scores) >= 2 else GroupColumns()
+
+
+def trial_rows(study: optuna.Study, groups: GroupColumns | None = None) -> tuple[list[str], list[list[str]]]:
+    """Header and one row per trial (params, state, group, figures, reason), in trial order."""
     trials = study.get_trials(deepcopy=False)
     keys = sorted({k for t in trials for k in t.params})
-    header = ["trial", "state", *map(short, keys), *(name for _, name, _ in FIGURES), "note"]
+    groups = trial_groups(trials) if groups is None else groups
+    header = ["trial", "state", "group", "vs best", *map(short, keys), *(name for _, name, _ in FIGURES), "note"]
     rows = []
     for t in trials:
         params = [f"{t.params[k]:.4g}" if k in t.params else "" for k in keys]
@@ -43,7 +71,8 @@ def trial_rows(study: optuna.Study) -> tuple[list[str], list[list[str]]]:
         history = t.system_attrs.get("retry_history") or [t.system_attrs.get("failed_trial")]
         if history[-1] is not None:
             note = f"retry of trial {history[-1]}" + (f"; {note}" if note else "")
-        rows.append([str(t.number), t.state.name, *params, *figures, note[:60]])
+        group = [groups.group.get(str(t.number), ""), groups.versus.get(str(t.number), "")]
+        rows.append([str(t.number), t.state.name, *group, *params, *figures, note[:60]])
     return header, rows
 
 
@@ -70,7 +99,9 @@ def best_lines(study: optuna.Study, config: SweepConfig) -> list[str]:
 
 
 def sweep_report(study: optuna.Study, config: SweepConfig, parent_run_id: str, figures: list[str]) -> str:
-    header, rows = trial_rows(study)
+    groups = trial_groups(study.get_trials(deepcopy=False))
+    header, rows = trial_rows(study, groups)
+    grouping = note(groups, versus="vs best")
     states = {}
     for t in study.get_trials(deepcopy=False):
         states[t.state.name] = states.get(t.state.name, 0) + 1
@@ -81,6 +112,7 @@ def sweep_report(study: optuna.Study, config: SweepConfig, parent_run_id: str, f
         "  objective: greedy held-out accuracy after RL minus before"
         + (" and the end entropy (mean over the last steps)" if config.objective != "accuracy_gain" else ""),
         format_table(header, rows),
+        *([f"  {grouping}"] if grouping else []),
         "trials: " + ", ".join(f"{n} {s.lower()}" for s, n in sorted(states.items())),
         *best_lines(study, config),
         f"Optuna: study {config.study_name!r} in {redact(config.storage_url)}",

@@ -78,13 +78,13 @@ def merge(parts: list[GroupColumns]) -> GroupColumns:
     return GroupColumns(group, versus, "; ".join(methods), sum(p.unpaired for p in parts))
 
 
-def note(columns: GroupColumns, level: float = 0.95) -> str:
-    """The sentence under a table that explains its group column."""
+def note(columns: GroupColumns, level: float = 0.95, versus: str = "vs leader") -> str:
+    """The sentence under a table that explains its group column (and the `versus` column beside it)."""
     if not columns.group:
         return ""
     text = (
         f"group: rows whose {100 * level:g}% interval of the difference to the group's best row covers 0 share its "
-        "group (1 = tied with the leader); vs leader: points, with that interval"
+        f"group (1 = tied with the leader); {versus}: points, with that interval"
     )
     if columns.method:
         text += f" ({columns.method})"
