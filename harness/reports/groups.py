@@ -11,12 +11,12 @@ problems is paired; otherwise the comparison is unpaired and its cell says so.
 
 Rows known only by an accuracy per seed (a sweep trial's or a training run's greedy held-out accuracy:
 no per-problem answers are kept) enter through `bernoulli_scores`: a seed's accuracy p on n problems is
-written as round(p n) ones and the rest zeros, under problem ids no other row shares. For an unpaired
-bootstrap over problems that is exact, not an approximation: resampling a 0/1 vector with replacement
-depends only on how many ones it holds. Putting the ones on the same problems in every seed of a row
-treats a problem as solved by every seed or none, the largest problem-to-problem spread those numbers
-allow: conservative, like every unpaired comparison, which also ignores that the rows answered the same
-problems.
+written as round(p n) ones and the rest zeros, under problem ids no other row shares, so the comparison
+is unpaired (two independent means). For one seed that is exact, not an approximation: the spread over
+problems of a 0/1 vector, all the unpaired interval uses, depends only on how many ones it holds.
+Putting the ones on the same problems in every seed of a row treats a problem as solved by every seed
+or none, the largest problem-to-problem spread those numbers allow: conservative, like every unpaired
+comparison, which also ignores that the rows answered the same problems.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """harness.reports.report on fabricated MLflow runs: only the runs of the expected settings count, and
 every row and seed without its runs is listed above the table with why."""
 
+import csv
 import json
 
 import mlflow
@@ -111,3 +112,59 @@ def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store,
     assert "<p class='audit'>Grader audit: (the audit&#x27;s line)</p>" in (out / "table1.html").read_text()
     header, line = (row.split(",") for row in (out / "table1.csv").read_text().splitlines()[:2])
     assert dict(zip(header, line))["math_strict_mean"] == "0.25" and line[-1] == "0.25"  # no difference columns
+
+
+def test_the_report_compares_every_row_with_the_baseline_and_draws_accuracy_over_training(store, tmp_path):
+    """Three rows x two seeds of 12 problems (2 samples each) and 60-step runs validated once at step 49:
+    the differences table, the detectable difference, Holm-adjusted accuracy claims, CSV columns after the
+    old ones, the HTML section, scores.json, and the accuracy figure drawn from its three points per run."""
+    uri, client = store
+    rows = [r for r in ROWS if r.label in ("GRPO", "DAPO", "CE-GPPO(0.5,1)")]
+    expected = {}
+    for row, correct in zip(rows, (4, 6, 10)):  # of 12 problems, on both samples
+        for seed in (0, 1):
+            tags = {"table.profile": "tiny", "table.row": row.label, "table.seed": str(seed)}
+            key = f"cmp-{row.label}-{seed}"
+            history = [{"step": s, "entropy": 0.5} for s in range(60)]
+            history[49]["val_heldout_greedy_accuracy"] = 0.4 + correct / 100
+            summary = {
+                "history": history,
+                "stability": {"end_entropy": 0.5 + seed / 100},
+                "heldout_before": {"greedy_accuracy": 0.4},
+                "heldout_after": {"greedy_accuracy": 0.4 + correct / 50},
+                "steps_completed": 60,
+            }
+            log_run(client, TRAIN_EXPERIMENT, {**tags, "table.hash": key}, {"summary.json": summary}, tmp_path)
+            results = {"benchmarks": {"arith": {"primary_metric": "acc"}}}
+            hits = correct + seed  # the seeds differ a little
+            samples = [
+                {"benchmark": "arith", "id": i, "scores": {"acc": float((i + j) % 12 < hits)}}
+                for i in range(12)
+                for j in range(2)
+            ]
+            files = {"eval/results.json": results, "eval/samples.jsonl": samples}
+            log_run(client, EVAL_EXPERIMENT, {**tags, "table.hash": key, "table.eval_hash": key + "e"}, files, tmp_path)
+            expected[row.label, seed] = (key, key + "e")
+    out = tmp_path / "out"
+    out.mkdir()
+    report = build_report(TABLE_PROFILES["tiny"], rows, [0, 1], out, uri, expected, lambda line: None)
+    markdown = (out / "table1.md").read_text()
+    assert "### Difference to GRPO, points, 95% interval" in markdown
+    assert (
+        "| DAPO | paired, 2 seeds | +16.7 [" in markdown and "| CE-GPPO(0.5,1) | paired, 2 seeds | +50.0 [" in markdown
+    )
+    assert "Smallest difference this budget detects (80% power, 5% level; 2 seeds x 4 samples" in markdown
+    assert "arith_l2_compact" not in markdown and "arith " in markdown.split("Smallest difference")[1]
+    assert "- CE-GPPO(0.5,1) beats GRPO on Avg: **" in markdown and "across the 2 accuracy claims" in markdown
+    assert markdown.index("beats GRPO on Avg") < markdown.index("GRPO's entropy ends below")
+    names, *lines = csv.reader((out / "table1.csv").read_text().splitlines())
+    assert names.index("Avg_strict_mean") < names.index("diff_baseline") and names[-1] == "Avg_diff_p"
+    ce = dict(zip(names, next(line for line in lines if line[0] == "CE-GPPO(0.5,1)")))
+    assert float(ce["Avg_diff_pts"]) == pytest.approx(50.0) and ce["diff_paired"] == "true"
+    page = (out / "table1.html").read_text()
+    assert "<h3>Difference to GRPO, points, 95% interval</h3>" in page and '<td class="above">+50.0 [' in page
+    scores = json.loads((out / "scores.json").read_text())
+    assert scores["samples"] == 4 and scores["trained"] == ["GRPO", "DAPO", "CE-GPPO(0.5,1)"]
+    assert scores["rows"]["GRPO"]["arith"]["1"]["0"] == 1.0
+    assert (out / "figures" / "accuracy.png").is_file() and "Accuracy over training is not drawn" not in markdown
+    assert len(report["differences"]) == 2
