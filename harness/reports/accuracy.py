@@ -26,15 +26,15 @@ Why not a bootstrap: on fabricated crossed data (logit model: problem difficulty
 seed shift, seed x problem deviation, k Bernoulli samples; 1000 repetitions per line, truth over fresh
 problems and seeds) the closed form covered 95% intervals at
 
-    AIME-like (n 30, k 16), seed-shift sd 0.1 / 0.3 logit:  S=2 0.96 / 0.92, S=3 0.97 / 0.94,
-        S=5 0.95 / 0.94, S=10 0.96 / 0.96; S=1 0.91 / 0.71 (seed variation is not in a 1-seed interval)
+    AIME-like (n 30, k 16), seed-shift sd 0.1 / 0.3 logit:  S=2 0.96 / 0.92, S=3 0.97 / 0.95,
+        S=5 0.96 / 0.95, S=10 0.96 / 0.96; S=1 0.91 / 0.71 (seed variation is not in a 1-seed interval)
     true difference +4.8 points (S=3) 0.96; MATH500-like (n 500, k 4, S=3) 0.93; AMC-like 0.95;
-    Avg of the five benchmarks (S=3) 0.93; other seeds, same problems (S=3 each) 0.95
+    Avg of the five benchmarks (S=3) 0.93; other seeds, same problems (S=3 each) 0.96
 
-while resampling seeds and problems together (pigeonhole) counts the residual about 2.5 times (0.99
-where interaction dominates, 0.87 at S=2 with a large seed term), resampling problems within each
-seed (nested) averages the shared problem effect away (0.81-0.88), and percentile intervals of a
-rescaled crossed bootstrap covered 1-2 points less than this t interval at equal width. Below 0.95:
+while resampling seeds and problems together (pigeonhole) counts the residual about 2.5 times (0.92-0.97
+at S=3-5, 0.99 where interaction dominates, 0.87 at S=2 with a large seed term), resampling problems
+within each seed (nested) averages the shared problem effect away (0.85-0.89), and percentile intervals
+of a rescaled crossed bootstrap covered 1-2 points less than this t interval at equal width. Below 0.95:
 with 2-3 seeds and a dominant seed term Satterthwaite's nu is a little optimistic (use 3+ seeds).
 
 Groups (`significance_groups`): ranked by Avg; the leader and every row whose interval to it covers 0
@@ -143,9 +143,8 @@ def difference(
     resamples: int = 2000,
     seed: int = 0,
 ) -> Difference:
-    """treatment - control on the mean over `benchmarks` of avg@k (points); see the module docstring.
-    `resamples` and `seed` are accepted for callers written against a bootstrap: the closed form that
-    replaced it (it covered better in simulation) needs neither, and is deterministic."""
+    """treatment - control on the mean over `benchmarks` of avg@k (points); see the module docstring. The
+    closed form needs no `resamples` or `seed` (kept for callers of the contract's bootstrap signature)."""
     if isinstance(benchmarks, str):
         benchmarks = [benchmarks]
     if not benchmarks:
@@ -248,13 +247,13 @@ def significance_groups(rows: dict[str, RowScores], benchmarks: Sequence[str], *
 
 
 def components_from(rows: dict[str, RowScores], benchmark: str, samples: int) -> Components:
-    """Method-of-moments estimates from measured rows (each with its own seeds). Per cell, y(1-y) k/(k-1)
-    is unbiased for p(1-p); a row's two-way residual mean square minus that sampling part is the
-    interaction; the between-seed variance of its avg@k minus residual/n is the seed term (pooled over
-    rows, weights S - 1); problem_sd pools var_i(d_i) - residual_a/S_a - residual_b/S_b over pairs of rows
-    (d_i: seed-averaged difference on shared problems): pass the rows you mean to compare (it needs two,
-    else NaN). With k = 1 the within-problem variance cannot be told from the interaction: all of the
-    residual counts as sampling (one seed as well: p(1-p) at the mean accuracy, an upper bound)."""
+    """Method-of-moments estimates from measured rows (each with its own seeds). Per cell y(1-y)/(k-1) is
+    unbiased for p(1-p)/k; a row's two-way residual mean square minus it is the interaction; the
+    between-seed variance of its avg@k minus residual/n the seed term (pooled over rows, weights S - 1;
+    0 when no row has two seeds, as the 1-seed interval has none: replace() one in to plan); problem_sd
+    pools var_i(d_i) - residual_a/S_a - residual_b/S_b over pairs of rows (d_i: seed-averaged difference
+    on shared problems; NaN with one row): pass the rows you mean to compare. k = 1: the residual all
+    counts as sampling (with one seed too: p(1-p) at the mean accuracy, an upper bound)."""
     k, stats, seed_parts, problem_parts = samples, {}, [], []
     for label, row in rows.items():
         seeds = sorted(row.get(benchmark, {}))
@@ -285,14 +284,12 @@ def components_from(rows: dict[str, RowScores], benchmark: str, samples: int) ->
             d = ya[:, [pa.index(p) for p in shared]].mean(axis=0) - yb[:, [pb.index(p) for p in shared]].mean(axis=0)
             problem_parts.append((d.var(ddof=1) - ra / ya.shape[0] - rb / yb.shape[0], len(shared) - 1))
 
-    def pooled(parts):
-        return math.sqrt(max(0.0, sum(v * w for v, w in parts) / sum(w for _, w in parts))) if parts else math.nan
-
+    pooled = lambda parts: math.sqrt(max(0.0, sum(v * w for v, w in parts) / sum(w for _, w in parts)))  # noqa: E731
     sampling = float(np.mean([s for *_, s in stats.values()]))
     interaction = max(0.0, float(np.mean([r - s for *_, r, s in stats.values()])))
     return Components(
         seed_sd=pooled(seed_parts) if seed_parts else 0.0,
-        problem_sd=pooled(problem_parts),
+        problem_sd=pooled(problem_parts) if problem_parts else math.nan,
         sample_var=sampling * k,
         problems=max(len(p) for _, p, *_ in stats.values()),
         samples=k,

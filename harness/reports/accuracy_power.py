@@ -102,7 +102,8 @@ def budget(
 ) -> list[tuple[int, int, float]]:
     """(seeds, samples, power) for the cheapest designs reaching `power`: for each seed count the fewest
     samples that do, keeping only those no other option beats on both (fewer seeds need more samples;
-    a seed costs a training run, a sample only evaluation, so the trade-off is left to the reader)."""
+    a seed costs a training run, a sample only evaluation, so the trade-off is left to the reader). A
+    1-seed option's power counts the assumed seed term, but its interval cannot measure that term."""
     options, best = [], math.inf
     for seeds in sorted(seeds_options):
         for samples in sorted(samples_options):
