@@ -18,7 +18,9 @@ MDE = (t_{nu, 1-alpha/2} + t_{nu, power}) SE, a t version: nu is the Satterthwai
 the ANOVA variance estimate at the expected mean squares (MS_seed = 2 n seed_sd^2 + R, MS_problem =
 S problem_sd^2 + R, MS_resid = R with R the per-cell residual above; S - 1, n - 1, (S-1)(n-1) degrees of
 freedom), so few seeds cost what they cost in the interval (t with ~S - 1 df when the seed term
-dominates). One seed: nu = n - 1 and the seed term is in SE although one seed cannot measure it.
+dominates). One seed: nu = n - 1 and the seed term is in SE although one seed cannot measure it, so
+where the seed term dominates (MATH-500) one seed's MDE can come out below two or three seeds': the
+1-seed test pays nothing for not knowing the seed term, and cannot tell seed luck from a difference.
 `power_of` is the same shifted-t approximation, so power_of(MDE) = power (up to the far tail).
 
 PAPER_ASSUMPTIONS (stated defaults for `harness plan --profile paper`; a run with 2+ seeds replaces them
