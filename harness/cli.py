@@ -4,6 +4,7 @@
     harness train --profile tiny --loss ce_gppo --loss.beta1 0.75
     harness eval --model tiny --suite math --k 2 --limit 5
     harness grader-audit --show-disagreements        # the math grader against a careful reading
+    harness plan --profile paper --difference 2.5    # seeds x samples to detect 2.5 points
     harness sweep --config sweeps/configs/beta_grid.yaml   # added by the sweeps package
 
 Packages built on the harness add sub-commands without the harness importing them (imports point
@@ -219,6 +220,16 @@ def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
     return 0
 
 
+def plan_command(args: argparse.Namespace, extra: list[str]) -> int:
+    """Seeds x samples per problem needed to detect a difference of D points, per benchmark (power 0.8)."""
+    from harness.reports.planner import plan
+
+    if extra:
+        raise ConfigError(f"unexpected argument '{extra[0]}'; see harness plan --help")
+    plan(args.profile, args.difference, args.from_dir, args.tracking_uri)
+    return 0
+
+
 def grader_audit_command(args: argparse.Namespace, extra: list[str]) -> int:
     """Grade the graded set and the reward-hack probes in both grading modes against a careful reading."""
     from harness.reports.grader_audit import grader_audit
@@ -306,6 +317,19 @@ def build_parser() -> OneLineParser:
     board.add_argument("--tag", action="append", help="only runs with tag KEY=VALUE (repeatable)")
     board.add_argument("--since", help="only runs started on or after this date (YYYY-MM-DD; before 1970: all)")
     board.add_argument("--output-dir", help="where leaderboard.md/.csv/.html go (default runs/leaderboard)")
+    planner = commands.add_parser("plan", help=plan_command.__doc__, parents=[common])
+    planner.add_argument("--profile", help="tiny, smol or paper: its Table 1 budget (default: the run's, else paper)")
+    planner.add_argument(
+        "--difference",
+        type=float,
+        default=2.5,
+        help="the difference to detect, in points (default 2.5: the paper's margin)",
+    )
+    source = planner.add_mutually_exclusive_group()
+    source.add_argument(
+        "--from", dest="from_dir", help="a Table 1 output folder: components measured on its scores.json"
+    )
+    source.add_argument("--tracking-uri", help="an MLflow store: components of its newest Table 1 report")
     audit = commands.add_parser("grader-audit", help=grader_audit_command.__doc__, parents=[common])
     audit.add_argument("--json", help="also write the full result (with the id of every disagreement) to this file")
     audit.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI}; none: no tracking)")
@@ -320,6 +344,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, list[str]], int]] = {
     "eval": eval_command,
     "table1": table1_command,
     "leaderboard": leaderboard_command,
+    "plan": plan_command,
     "grader-audit": grader_audit_command,
 }
 

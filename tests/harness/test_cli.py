@@ -18,7 +18,7 @@ def run(*argv):
 def test_help_lists_subcommands():
     proc = run("--help")
     assert proc.returncode == 0
-    for command in ("models", "train", "eval"):
+    for command in ("models", "train", "eval", "table1", "leaderboard", "plan"):
         assert command in proc.stdout
 
 
@@ -155,6 +155,11 @@ def test_eval_prints_the_table_and_where_the_files_are(tmp_path):
         (["eval", "--model", "cut_weights", "--tracking-uri", "none"], "model 'cut_weights' cannot be loaded"),
         (["eval", "--model", "partial_weights", "--tracking-uri", "none"], "weights lack 9 of the model's tensors"),
         (["models", "--bogus"], "takes no options"),
+        (
+            ["table1", "--profile", "tiny", "--baseline", "PPO", "--output-dir", "t1"],
+            "--baseline='PPO' is not a row of this table; allowed: base, GRPO, DAPO, CE-GPPO(0.5,1), CE-GPPO(0.75,1)",
+        ),
+        (["plan", "--profile", "tiny", "--difference", "-2"], "--difference=-2 is out of range; allowed: > 0"),
     ],
 )
 def test_user_mistakes_are_one_line_errors(argv, message, tmp_path, monkeypatch, capsys):
