@@ -20,6 +20,7 @@ figure { display: inline-block; margin: 0.5em; } img { max-width: 640px; border:
 .note { color: #555; }
 .audit { border-left: 4px solid #0969da; padding: 0.2em 0.6em; background: #f3f8ff; }
 td.g1 { background: #e6f4ea; font-weight: 600; } td.g2 { background: #fff8e1; } td.g3 { background: #fdecea; }
+td.lead { white-space: nowrap; }
 td.above { color: #1a7f37; } td.below { color: #c62828; }
 """
 
@@ -31,9 +32,9 @@ def _image(path: Path) -> str:
 
 
 def _group_class(text: str) -> str:
-    """td.g1 / g2 / g3 shade a group cell ("2 (unpaired)", "held-out · 1 (leader)") by its number."""
+    """ " g1" / " g2" / " g3": the class that shades a group cell ("2 (unpaired)", "held-out · 1 (leader)")."""
     digits = "".join(c for c in text.rsplit("·", 1)[-1].split("(")[0] if c.isdigit())
-    return f' class="g{min(int(digits), 3)}"' if digits else ""
+    return f" g{min(int(digits), 3)}" if digits else ""
 
 
 def table_html(
@@ -54,7 +55,7 @@ def table_html(
         for h in lead:
             text = lead[h].get(row.label, "–")
             shade = _group_class(text) if h == "group" else ""
-            cells.append(f"<td{shade}>{html.escape(text)}</td>")
+            cells.append(f'<td class="lead{shade}">{html.escape(text)}</td>')
         texts = [*(cell_text(row, c) for c in columns), *stability_texts(row)]
         texts += [extra[h].get(row.label, "") for h in extra]
         cells += [f"<td>{html.escape(c)}</td>" for c in texts]

@@ -106,4 +106,4 @@ def test_the_group_shows_in_markdown_html_and_the_terminal(board):
     assert "share its group (1 = tied with the leader)" in markdown and "unpaired" in markdown
     assert "| group | vs leader |" in printed and "t-interval" in printed
     page = (folder / "leaderboard.html").read_text()
-    assert '<td class="g1">1 (leader)</td>' in page and '<td class="g2">2</td>' in page
+    assert '<td class="lead g1">1 (leader)</td>' in page and '<td class="lead g2">2</td>' in page
