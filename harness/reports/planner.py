@@ -96,7 +96,8 @@ def plan_lines(components: dict[str, Components], seeds: int, samples: int, diff
         # with unlimited seeds and samples only the problem term is left: the benchmark's own floor
         floor = mde(c, 10**6, 10**6, problems=c.problems) if math.isfinite(detect) else math.nan
         needed = ", ".join(f"{s}x{k} ({p:.2f})" for s, k, p in options) or (
-            f"none up to 32 seeds x 64 samples ({c.problems} problems alone detect no less than {floor:.1f} points)"
+            f"none up to 32 seeds x 64 samples (unlimited seeds and samples on {c.problems} problems: "
+            f"{floor:.2f} points)"
         )
         if not math.isfinite(detect):
             needed = "not measurable (needs two trained rows on shared problems)"

@@ -44,7 +44,7 @@ def test_the_paper_profile_uses_the_stated_assumptions(capsys):
 def test_a_small_difference_on_30_problems_says_what_limits_it(capsys):
     plan("paper", 1.0, None, None)
     aime = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("aime24"))
-    assert "none up to 32 seeds x 64 samples (30 problems alone detect no less than" in aime
+    assert "none up to 32 seeds x 64 samples (unlimited seeds and samples on 30 problems: 3." in aime
 
 
 def test_components_measured_on_a_table1_folder(tmp_path, capsys):
