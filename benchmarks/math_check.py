@@ -58,6 +58,7 @@ import logging
 import numbers
 import re
 import signal
+import sys
 import time
 from typing import NamedTuple
 
@@ -279,8 +280,8 @@ def check_unbounded(
 class _Deadline:
     """Raises GradingTimeout in the main thread once `seconds` have passed, and again every _REFIRE_S
     until disarmed: an exception raised while a finaliser (``__del__``, a weakref callback) happens to
-    run is printed and dropped, so a single one could be lost. Restores the handler and any outer
-    timer it replaced."""
+    run is dropped (quietly: `_on_unraisable`), so a single one could be lost. Restores the handler,
+    the unraisable hook and any outer timer it replaced."""
 
     def __init__(self, seconds: float) -> None:
         self.armed, self.restored, self.started = True, False, time.monotonic()
@@ -288,6 +289,14 @@ class _Deadline:
         # and ours cannot fire before its handler is in (seconds >= _MIN_TIMER_S).
         self.previous_timer = signal.setitimer(signal.ITIMER_REAL, seconds, _REFIRE_S)
         self.previous_handler = signal.signal(signal.SIGALRM, self._on_alarm)
+        # A timeout that lands in a finaliser is "ignored" by Python, which prints it with a traceback
+        # on stderr: drop those quietly (the timer fires again where it counts), pass on the rest.
+        self.previous_unraisable_hook = sys.unraisablehook
+        sys.unraisablehook = self._on_unraisable
+
+    def _on_unraisable(self, unraisable) -> None:
+        if not isinstance(unraisable.exc_value, GradingTimeout):
+            self.previous_unraisable_hook(unraisable)
 
     def _on_alarm(self, signum, frame) -> None:
         if self.armed:
@@ -304,6 +313,7 @@ class _Deadline:
             return
         self.restored = True
         signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.unraisablehook = self.previous_unraisable_hook
         signal.signal(signal.SIGALRM, self.previous_handler if self.previous_handler is not None else signal.SIG_DFL)
         delay, interval = self.previous_timer
         if delay > 0:

@@ -199,3 +199,33 @@ def test_last_side():
     assert last_side("5 = x") == "5"
     assert last_side("x \\le 5") == "x \\le 5"
     assert last_side("f(x=1) = 2") == "2"
+
+
+def test_a_timeout_inside_a_finaliser_is_dropped_quietly_and_other_errors_are_not(capsys):
+    import sys
+    import weakref
+
+    from benchmarks.math_check import GradingTimeout, _Deadline
+
+    class Thing:
+        pass
+
+    seen = []
+    previous = sys.unraisablehook
+    deadline = _Deadline(5.0)
+    try:
+        deadline.previous_unraisable_hook = lambda unraisable: seen.append(type(unraisable.exc_value))
+        for error in (GradingTimeout, ValueError):
+
+            def finaliser(ref, error=error):
+                raise error
+
+            thing = Thing()
+            keep = weakref.ref(thing, finaliser)
+            del thing  # the callback raises inside a finaliser: Python hands it to sys.unraisablehook
+            assert keep() is None
+    finally:
+        deadline.disarm()
+        restored, sys.unraisablehook = sys.unraisablehook, previous
+    assert seen == [ValueError] and restored != deadline._on_unraisable  # disarm puts the hook back
+    assert "GradingTimeout" not in capsys.readouterr().err

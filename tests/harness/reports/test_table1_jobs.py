@@ -23,6 +23,7 @@ import pytest
 
 from harness.cli import main
 from harness.reports import child, table1
+from harness.reports.jobs import Runner
 from harness.reports.plan import ROWS, TABLE_PROFILES
 from harness.tracking import RetryingClient, check_store, get_or_create_experiment
 
@@ -206,13 +207,25 @@ runner.run([(i, functools.partial(job, i)) for i in range(2)])
         time.sleep(0.05)
 
 
-def test_a_training_folder_held_by_a_live_harness_train_is_waited_for(fake, tmp_path):
+def test_a_training_folder_held_by_a_live_harness_train_is_waited_for(fake, tmp_path, monkeypatch):
     run, records = fake
     lock = hold(Path(grpo_folder(tmp_path / "out")) / ".lock", 4242)
-    released = []
+    released, waiting = [], threading.Event()
+    wait_for_run_dir = Runner.wait_for_run_dir
+
+    def watched(runner, folder):  # says when table1 has started to wait (a fixed sleep raced a busy machine)
+        log = runner.log
+        runner.log = lambda message: (log(message), waiting.set())
+        try:
+            return wait_for_run_dir(runner, folder)
+        finally:
+            runner.log = log
+
+    monkeypatch.setattr(Runner, "wait_for_run_dir", watched)
 
     def release():
-        time.sleep(2)
+        waiting.wait(120)
+        time.sleep(1.5)  # a poll or two of the waiting loop
         released.append(time.time())
         lock.close()
 
