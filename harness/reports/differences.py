@@ -149,9 +149,9 @@ def detectable_line(found: dict[str, tuple[float, Components]], seeds: int, samp
         if math.isfinite(points):
             parts.append(f"{b} {points:.1f} points ({c.problems} problems)")
         else:
-            parts.append(f"{b} not measurable (needs two trained rows on shared problems)")
+            parts.append(f"{b} not measurable (needs two RL rows on shared problems)")
     return (
         f"Smallest difference this budget detects (80% power, 5% level; {seeds} seed{'s' * (seeds != 1)} x "
-        f"{samples} samples per problem, variance components measured on the trained rows; `harness plan` for "
-        "other budgets): " + "; ".join(parts)
+        f"{samples} samples per problem, variance components measured on the RL rows, base left out; "
+        "`harness plan` for other budgets): " + "; ".join(parts)
     )
