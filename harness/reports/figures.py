@@ -151,13 +151,12 @@ def accuracy_figure(histories: Histories, heldout: Heldout | None, labels: list[
             f"{len(measured)} of the rows ({', '.join(measured) or 'none'}); a comparison needs two"
         )
         return None
-    points = max(len(run) for by_seed in series.values() for run in by_seed.values())
     return line_figure(
         series,
         measured,
         ACCURACY,
         "held-out greedy accuracy (fraction correct)",
-        f"Accuracy over training ({points} measurements per run: before RL, validations, after RL)",
+        "Accuracy over training (each point measured: before RL, every validation, after RL)",
         path,
         window=1,
         xlabel="RL steps completed",
