@@ -159,8 +159,10 @@ def record(config: SweepConfig, trial, run_id: str, summaries: list[dict], train
     for key, value in figures.items():
         trial.set_user_attr(key, value)
     # per seed, and on how many problems: what the trial table's significance groups compare (sweeps.report)
-    trial.set_user_attr("accuracy_after_per_seed", [s["accuracy_after"] for s in per_seed])
-    trial.set_user_attr("heldout_problems", summaries[0]["config"]["task"]["heldout_size"])
+    heldout = summaries[0].get("config", {}).get("task", {}).get("heldout_size")
+    if heldout is not None:  # a summary without its config (older ones) leaves the trial out of the groups
+        trial.set_user_attr("accuracy_after_per_seed", [s["accuracy_after"] for s in per_seed])
+        trial.set_user_attr("heldout_problems", heldout)
     from mlflow.entities import Metric
 
     now = int(time.time() * 1000)

@@ -29,6 +29,7 @@ def fake_summary(config) -> dict:
         "heldout_before": {"greedy_accuracy": 0.5},
         "heldout_after": {"greedy_accuracy": 0.5 + beta1 / 10},
         "history": [{**step, "step": 0}, {**step, "step": 1}],
+        "config": {"task": {"heldout_size": 50}},
     }
 
 
