@@ -76,7 +76,7 @@ _FRACTION = (
 _VALUE = re.compile(rf"(?:{_NUMBER}|{_FRACTION})")
 _PLAIN_NUMBER = re.compile(_NUMBER)
 _FRACTION_PARTS = re.compile(r"([+-]?)(\d+)?\\[dt]?frac(\{[+-]?\d+\}|\d)(\{[+-]?\d+\}|\d)|([+-]?\d+)/(\d+)")
-_ROOT_OF_INTEGER = re.compile(r"\\sqrt\s*(?:\{\s*(\d{1,12})\s*\}|(\d))")
+ROOT_OF_INTEGER = re.compile(r"\\sqrt\s*(?:\{\s*(\d{1,12})\s*\}|(\d))")
 _ASKS_FRACTION = re.compile(r"common fraction|improper fraction|as a fraction", re.IGNORECASE)
 _ASKS_DECIMAL = re.compile(r"as a decimal|decimal to the nearest|to the nearest (?:tenth|hundredth|thousandth)", re.I)
 _ASKS_SIMPLEST_RADICAL = re.compile(r"simplest radical form", re.IGNORECASE)
@@ -169,7 +169,8 @@ def _evaluated_as(answer: str, reference: str) -> bool:
     return is_value(answer)
 
 
-def _square_free(n: int) -> bool:
+def square_free(n: int) -> bool:
+    """No square factor above 1 (numbers past 10^8 are taken as square-free: too slow to check)."""
     return all(n % (k * k) for k in range(2, math.isqrt(n) + 1)) if n < 10**8 else True
 
 
@@ -183,8 +184,8 @@ def _form_refusal(answer: str, problem: str) -> str | None:
     if _ASKS_DECIMAL.search(problem) and _fraction(answer) is not None:
         return "not the decimal the problem asks for"
     if _ASKS_SIMPLEST_RADICAL.search(problem):
-        for root in _ROOT_OF_INTEGER.finditer(answer):
-            if not _square_free(int(root.group(1) or root.group(2))):
+        for root in ROOT_OF_INTEGER.finditer(answer):
+            if not square_free(int(root.group(1) or root.group(2))):
                 return "not in the simplest radical form the problem asks for"
     return None
 

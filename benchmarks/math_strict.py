@@ -25,14 +25,13 @@ two numbers left undone, a fraction not in lowest terms, "common fraction", "as 
 import math
 import re
 
-from benchmarks.math_form import is_value, last_side, refusal, tokens, undone_arithmetic
+from benchmarks.math_form import ROOT_OF_INTEGER, is_value, last_side, refusal, square_free, tokens, undone_arithmetic
 from benchmarks.math_nonanswer import restatement_features
 
 _OPERATIONS = {"\\binom", "!", "\\log", "\\sin", "\\cos", "\\tan", "\\cot", "\\sec", "\\csc", "\\arcsin"}
 _OPERATIONS |= {"\\arccos", "\\arctan", "\\sum", "\\prod", "\\int", "\\lim", "d/dx", "\\exp"}
 _DECIMAL = re.compile(r"\d*\.\d")
-_ASKS_ROUNDING = re.compile(r"decimal|round|nearest|approximat|estimate|significant", re.IGNORECASE)
-_ROOT = re.compile(r"\\sqrt\s*(?:\{\s*(\d{1,12})\s*\}|(\d))")
+ASKS_ROUNDING = re.compile(r"decimal|round|nearest|approximat|estimate|significant", re.IGNORECASE)
 _ROOT_IN_DENOMINATOR = re.compile(r"\\[dt]?frac\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\d)\s*\{[^{}]*\\sqrt|/\s*\\sqrt")
 _FRACTION = re.compile(
     r"\\[dt]?frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))|(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])"
@@ -51,10 +50,6 @@ _ASKS_EXPAND = re.compile(r"\bexpand|standard form|as a polynomial|multiply out"
 _ASKS_PERCENT = re.compile(r"what percent|as a percent|percentage", re.IGNORECASE)
 _PARENTHESISED = re.compile(r"\(([^()]*)\)")  # an innermost parenthesised group
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-def _square_factor(n: int) -> bool:
-    return n > 1 and n < 10**8 and any(n % (k * k) == 0 for k in range(2, math.isqrt(n) + 1))
 
 
 def _unreduced(text: str) -> bool:
@@ -158,9 +153,9 @@ def strict_refusal(answer: str, reference: str, problem: str | None = None) -> s
         return "unevaluated " + ", ".join(sorted(left_over))
     if left_unevaluated(judged, wanted):
         return "arithmetic left undone"
-    if _DECIMAL.search(judged) and not _DECIMAL.search(wanted) and not (problem and _ASKS_ROUNDING.search(problem)):
+    if _DECIMAL.search(judged) and not _DECIMAL.search(wanted) and not (problem and ASKS_ROUNDING.search(problem)):
         return "a decimal for an exact value"
-    if any(_square_factor(int(root.group(1) or root.group(2))) for root in _ROOT.finditer(judged)):
+    if not all(square_free(int(root.group(1) or root.group(2))) for root in ROOT_OF_INTEGER.finditer(judged)):
         return "radical not simplified"
     if _ROOT_IN_DENOMINATOR.search(judged) and not _ROOT_IN_DENOMINATOR.search(wanted):
         return "radical in the denominator"

@@ -30,6 +30,7 @@ from benchmarks.math_form import last_side, restates
 from benchmarks.math_hidden import retracted, visible
 from benchmarks.math_nonanswer import NEUTRAL, hedge, numeric_sides, restatement_features, side_by_side
 from benchmarks.math_normal import normalized
+from benchmarks.math_strict import ASKS_ROUNDING
 from benchmarks.math_values import problem_candidates
 
 SUSPECT_KINDS = ("restatement", "approximation", "hedge", "side_by_side", "hidden_box", "retraction")
@@ -38,7 +39,6 @@ ANSWER_CHARS = 1_000  # the longest answer the detectors read (as the grader's A
 
 _DECIMAL = re.compile(r"\d*\.\d{2,}")
 _EXACT = re.compile(r"\\frac|\\sqrt|\\pi|/|\\dfrac")
-_ASKS_DECIMAL = re.compile(r"decimal|round|nearest|approximat|estimate|significant", re.IGNORECASE)
 
 
 def _restated(answer: str, reference: str | None, problem: str) -> bool:
@@ -78,7 +78,7 @@ def _reasons(completion: str, problem: str | None, reference: str | None) -> lis
         reasons.append("hedge")
     if problem and _restated(answer, reference if isinstance(reference, str) else None, problem):
         reasons.append("restatement")
-    asks_decimal = problem is not None and _ASKS_DECIMAL.search(problem) is not None
+    asks_decimal = problem is not None and ASKS_ROUNDING.search(problem) is not None
     if wanted and _DECIMAL.fullmatch(answer.strip()) and _EXACT.search(wanted) and not asks_decimal:
         reasons.append("approximation")
     return reasons
