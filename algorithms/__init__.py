@@ -6,7 +6,8 @@
     out = loss_fn(PolicyBatch(logp=logp, old_logp=old_logp, advantages=adv, mask=mask))
     loss = aggregate(out.per_token, mask, mode=loss_fn.default_agg)
 
-One file per loss (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg), each registered by name;
+One file per loss (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg, and the entropy-control
+rivals clip_cov, kl_cov, geo_mean (GMPO), sapo), each registered by name;
 `aggregate` is the only place where per-token losses are reduced. Around the losses: advantages
 (group-relative, DAPO filter and overlong shaping), KL estimators, schedules of a loss's
 coefficients (CE-GPPO's betas) and the token-quadrant / entropy-change diagnostics. To add a
@@ -15,7 +16,19 @@ loss: write a frozen dataclass in a new file, decorate it with `@register_loss("
 package: a loss registered after import works everywhere, configs included). See docs/design.md.
 """
 
-from . import ce_gppo, cispo, dapo, entropy_reg, gppo, grpo, gspo  # noqa: F401  (registers the losses)
+from . import (  # noqa: F401  (registers the losses)
+    ce_gppo,
+    cispo,
+    clip_cov,
+    dapo,
+    entropy_reg,
+    geo_mean,
+    gppo,
+    grpo,
+    gspo,
+    kl_cov,
+    sapo,
+)
 from .advantages import dynamic_sampling_filter, group_advantages, overlong_penalty
 from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode, masked_mean
 from .batch import LossOutput, PolicyBatch

@@ -12,7 +12,10 @@ CLIP_METRICS = {"clip_frac", "clip_frac_high", "clip_frac_low", "ppo_kl", "ratio
 
 
 def test_registered_names():
-    assert set(LOSSES) == {"grpo", "dapo", "cispo", "gspo", "gppo", "ce_gppo", "entropy_reg"}
+    assert set(LOSSES) == {
+        *("grpo", "dapo", "cispo", "gspo", "gppo", "ce_gppo", "entropy_reg"),
+        *("clip_cov", "kl_cov", "geo_mean", "sapo"),
+    }
     assert all(get_loss(name).name == name for name in LOSSES)
 
 
@@ -114,25 +117,34 @@ def test_every_loss_contract(make_random, name):
 @pytest.mark.parametrize("name", LOSSES)
 def test_on_policy_every_loss_is_the_policy_gradient(make_random, grad_of, name):
     # first pass: old_logp = logp, every ratio is 1, and every loss's token gradient is -A
-    batch = make_random(entropy=True)
+    # (GMPO weighs every token by its response's mean advantage: given per-response advantages, as
+    # the trainer gives, that is A; Clip-Cov takes its selected tokens out even on-policy)
+    batch = make_random(entropy=True, per_seq_adv=name == "geo_mean")
     batch = dataclasses.replace(batch, old_logp=batch.logp.detach())
     out = get_loss(name)(batch)
     m = batch.mask.bool()
-    torch.testing.assert_close(grad_of(out.per_token, batch)[m], -batch.advantages[m])
+    grad, expected = grad_of(out.per_token, batch), -batch.token_advantages
+    if name == "clip_cov":
+        taken_out = m & (grad == 0) & (expected != 0)
+        assert taken_out.sum() == round(out.metrics["cov_clip_frac"].item() * m.sum().item()) == 1
+        m = m & ~taken_out
+    torch.testing.assert_close(grad[m], expected[m])
     assert out.metrics["clip_frac"].item() == 0.0 and out.metrics["ppo_kl"].item() == 0.0
 
 
 # ---- capabilities declared on the interface (no hasattr probing outside algorithms/) ----------
 
 
-@pytest.mark.parametrize("name", ["grpo", "dapo", "cispo", "gppo", "ce_gppo"])
+@pytest.mark.parametrize("name", ["grpo", "dapo", "cispo", "gppo", "ce_gppo", "clip_cov"])
 def test_token_clip_losses_declare_their_bounds(name):
     loss = get_loss(name, eps_low=0.15, eps_high=0.3)
     assert loss.clip_bounds == (0.15, 0.3)
 
 
-def test_gspo_clips_sequences_so_declares_no_token_bounds():
-    assert get_loss("gspo").clip_bounds is None
+def test_losses_without_a_token_ratio_clip_declare_no_bounds():
+    # GSPO clips whole sequences; KL-Cov penalises instead of clipping; SAPO's gate is smooth
+    for name in ("gspo", "kl_cov", "sapo"):
+        assert get_loss(name).clip_bounds is None, name
 
 
 def test_only_ce_gppo_declares_schedulable_betas():
