@@ -5,6 +5,8 @@
     harness eval --model tiny --suite math --k 2 --limit 5
     harness grader-audit --show-disagreements        # the math grader against a careful reading
     harness plan --profile paper --difference 2.5    # seeds x samples to detect 2.5 points
+    harness recipe-audit --profile paper             # the paper's text vs the official script vs ours
+    harness train --profile paper --print-config     # the resolved config, nothing run
     harness sweep --config sweeps/configs/beta_grid.yaml   # added by the sweeps package
 
 Packages built on the harness add sub-commands without the harness importing them (imports point
@@ -29,6 +31,13 @@ import typing
 import warnings
 from collections.abc import Callable
 
+from harness.cli_reports import (
+    grader_audit_command,
+    leaderboard_command,
+    plan_command,
+    recipe_audit_command,
+    table1_command,
+)
 from harness.common.errors import ConfigError, UserError
 from harness.common.processes import forget_termination, interrupt_on_sigterm
 from harness.common.uris import DEFAULT_TRACKING_URI, redact
@@ -119,6 +128,13 @@ def train_command(args: argparse.Namespace, extra: list[str]) -> int:
     if args.tracking_uri is not None:
         overrides["run.tracking_uri"] = args.tracking_uri
     config = load_train_config(args.profile, args.config, overrides)
+    if args.print_config:
+        import yaml
+
+        from harness.run_dir import shown_config
+
+        print(yaml.safe_dump(shown_config(config), sort_keys=False), end="")
+        return 0
     from harness.train import TrainingStopped, train
 
     try:
@@ -139,104 +155,6 @@ def eval_command(args: argparse.Namespace, extra: list[str]) -> int:
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(EvalConfig)}
     config = build_config(EvalConfig, {k: v for k, v in values.items() if v is not UNSET})
     evaluate_model(config)
-    return 0
-
-
-def default_table_profile() -> str:
-    """`tiny` on a machine without a GPU, `paper` with one."""
-    import torch
-
-    return "paper" if torch.cuda.is_available() else "tiny"
-
-
-def table1_command(args: argparse.Namespace, extra: list[str]) -> int:
-    """Reproduce the paper's Table 1 (and, with --rows, Table 2 and the ablations) with the claims and figures."""
-    from harness.reports.plan import select_rows
-    from harness.reports.table1 import reproduce
-
-    if extra:
-        raise ConfigError(f"unexpected argument '{extra[0]}'; see harness table1 --help")
-    for name in ("seeds", "steps", "jobs", "limit"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise ConfigError(f"--{name}={value} is out of range; allowed: >= 1")
-    try:
-        rows = select_rows(args.rows)
-    except ValueError as err:
-        raise ConfigError(str(err)) from None
-    from harness.common.uris import redact
-
-    profile = args.profile or default_table_profile()
-    try:
-        report = reproduce(
-            profile,
-            rows,
-            args.seeds,
-            args.steps,
-            args.jobs,
-            args.output_dir or f"runs/table1-{profile}",
-            args.tracking_uri or DEFAULT_TRACKING_URI,
-            limit=args.limit,
-            baseline=args.baseline,
-        )
-    except UserError as err:
-        err.args = (redact(str(err)),)  # a password in --tracking-uri is never printed
-        raise
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: every job was stopped (harness.reports.jobs)
-        print("harness table1: interrupted; run the same command again to continue", file=sys.stderr)
-        return 130
-    if report["missing"]:  # never a silent exit 0 with rows left out
-        print(f"harness table1: {len(report['missing'])} row/seed(s) missing from the report:", file=sys.stderr)
-        for line in report["missing"]:
-            print(f"  {redact(line)}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
-    """Rank every tracked training run by algorithm and hyper-parameters (Markdown, CSV, HTML)."""
-    import datetime as dt
-
-    from harness.reports.leaderboard import Filters, leaderboard
-    from harness.reports.plan import TABLE_PROFILES
-
-    if extra:
-        raise ConfigError(f"unexpected argument '{extra[0]}'; see harness leaderboard --help")
-    tags = []
-    for item in args.tag or []:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ConfigError(f"--tag {item!r} must look like KEY=VALUE")
-        tags.append((key, value))
-    if args.profile and args.profile not in TABLE_PROFILES:
-        raise ConfigError(f"--profile={args.profile!r} is not known; valid: {', '.join(TABLE_PROFILES)}")
-    try:
-        since = dt.date.fromisoformat(args.since) if args.since else None
-    except ValueError:
-        raise ConfigError(f"--since={args.since!r} is not a date; use YYYY-MM-DD") from None
-    uri = args.tracking_uri or DEFAULT_TRACKING_URI  # only read: a missing store is refused, never created
-    filters = Filters(tuple(args.experiment or ()), args.profile, tuple(tags), since)
-    leaderboard(uri, filters, args.output_dir or "runs/leaderboard")
-    return 0
-
-
-def plan_command(args: argparse.Namespace, extra: list[str]) -> int:
-    """Seeds x samples per problem needed to detect a difference of D points, per benchmark (power 0.8)."""
-    from harness.reports.planner import plan
-
-    if extra:
-        raise ConfigError(f"unexpected argument '{extra[0]}'; see harness plan --help")
-    plan(args.profile, args.difference, args.from_dir, args.tracking_uri)
-    return 0
-
-
-def grader_audit_command(args: argparse.Namespace, extra: list[str]) -> int:
-    """Grade the graded set and the reward-hack probes in both grading modes against a careful reading."""
-    from harness.reports.grader_audit import grader_audit
-
-    if extra:
-        raise ConfigError(f"unexpected argument '{extra[0]}'; see harness grader-audit --help")
-    grader_audit(args.tracking_uri or DEFAULT_TRACKING_URI, args.json, args.show_disagreements)
     return 0
 
 
@@ -293,6 +211,9 @@ def build_parser() -> OneLineParser:
     train.add_argument("--output-dir", help="run directory (checkpoints, summary.json, final model)")
     train.add_argument("--tracking-uri", help=f"MLflow tracking URI (default {DEFAULT_TRACKING_URI})")
     train.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --output-dir")
+    train.add_argument(
+        "--print-config", action="store_true", help="print the resolved config as YAML and exit (nothing is run)"
+    )
 
     evaluate = commands.add_parser("eval", help=eval_command.__doc__, parents=[common])
     add_flags(evaluate, EvalConfig)
@@ -334,6 +255,8 @@ def build_parser() -> OneLineParser:
     audit.add_argument("--json", help="also write the full result (with the id of every disagreement) to this file")
     audit.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI}; none: no tracking)")
     audit.add_argument("--show-disagreements", action="store_true", help="list every case grader and reading differ on")
+    recipe = commands.add_parser("recipe-audit", help=recipe_audit_command.__doc__, parents=[common])
+    recipe.add_argument("--profile", default="paper", help="the training profile to audit (default paper)")
     add_plugin_commands(commands, common)
     return parser
 
@@ -346,6 +269,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, list[str]], int]] = {
     "leaderboard": leaderboard_command,
     "plan": plan_command,
     "grader-audit": grader_audit_command,
+    "recipe-audit": recipe_audit_command,
 }
 
 

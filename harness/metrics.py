@@ -51,6 +51,7 @@ class StepMetrics:
         self.weights: dict[str, float] = defaultdict(float)
         self.maxima: dict[str, float] = {}
         self.totals: dict[str, float] = defaultdict(float)  # summed over ranks, not averaged
+        self.totals["skipped_updates"] = 0.0  # present on a step with no update (dynamic sampling kept nothing)
 
     def add_scalar(self, name: str, weighted_sum, weight: float) -> None:
         self.sums[name] += float(weighted_sum)

@@ -42,7 +42,6 @@ from algorithms import (
     PolicyLoss,
     aggregate,
     batch_counts,
-    dynamic_sampling_filter,
     group_advantages,
     kl_penalty,
 )
@@ -54,6 +53,7 @@ from harness.reward_check import RewardCheck
 from harness.rewards import MathReward
 from harness.rollout import EngineOptions, Rollouts, SamplingParams, mismatch_weights, sample_messages
 from harness.schema import TrainConfig, loss_and_schedule
+from harness.step_batch import GradedRollouts, StepRollouts, concat_step_rollouts, first_groups, mixed_groups
 from harness.tasks import Task
 
 if TYPE_CHECKING:
@@ -62,15 +62,6 @@ if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
     from harness.run_dir import RolloutLog
-
-
-@dataclass(frozen=True)
-class StepRollouts:
-    """One rank's rollouts of a step and, for each row, what the grader needs besides the completion."""
-
-    rollouts: Rollouts
-    answers: list[str]  # [N] the reference answer of each row's problem
-    problems: list[str]  # [N] the problem text of each row (the grader refuses a restated question)
 
 
 @dataclass(frozen=True)
@@ -84,9 +75,12 @@ class UpdateBatch:
     advantages: torch.Tensor  # [K]
     ref_logp: torch.Tensor | None = None  # [K, T] reference policy (KL penalty), None without one
     engine_logp: torch.Tensor | None = None  # [K, T] the rollout engine's sampling log-probs, if asked for
+    positive: torch.Tensor | None = None  # [K] bool: rewarded rows (the NLL-on-positives term), if used
 
     @staticmethod
-    def from_rollouts(rollouts: Rollouts, advantages: torch.Tensor) -> UpdateBatch:
+    def from_rollouts(
+        rollouts: Rollouts, advantages: torch.Tensor, positive: torch.Tensor | None = None
+    ) -> UpdateBatch:
         return UpdateBatch(
             rollouts.input_ids,
             rollouts.attention_mask,
@@ -94,7 +88,15 @@ class UpdateBatch:
             rollouts.response_mask.float(),
             advantages,
             engine_logp=rollouts.logprobs,
+            positive=positive,
         )
+
+    @property
+    def positive_mask(self) -> torch.Tensor:
+        """[K, T] the response tokens of the rewarded rows (all 0 without `positive`)."""
+        if self.positive is None:
+            return torch.zeros_like(self.mask)
+        return self.mask * self.positive.unsqueeze(-1).to(self.mask.dtype)
 
     def __len__(self) -> int:
         return len(self.advantages)
@@ -109,6 +111,7 @@ class UpdateBatch:
             self.advantages[index],
             None if self.ref_logp is None else self.ref_logp[index],
             None if self.engine_logp is None else self.engine_logp[index],
+            None if self.positive is None else self.positive[index],
         )
 
 
@@ -216,20 +219,18 @@ class RLModule(L.LightningModule):
         step = self.current_epoch
         metrics = StepMetrics()
         t0 = time.perf_counter()
-        sampled = self.collect_rollouts(step)
+        graded = self.sample_step(step)
+        sampled, rewards, correct, keep = graded.sampled, graded.rewards, graded.correct, graded.keep
         rollouts, answers = sampled.rollouts, sampled.answers
         t_rollout = time.perf_counter() - t0
 
         lengths = rollouts.response_mask.sum(-1)  # [N]
-        rewards, correct = self.reward_fn(  # [N], [N]: graded knowing each row's problem and truncation
-            rollouts.texts, answers, lengths, problems=sampled.problems, truncated=rollouts.truncated
-        )
         G = self.config.rollout.group_size
         advantages = group_advantages(rewards, G, std_normalize=self.config.algo.advantage == "group_std")  # [N]
-        keep = torch.ones(len(rewards), dtype=torch.bool)  # [N]
-        if self.config.algo.dynamic_sampling:
-            keep = dynamic_sampling_filter(rewards, G).repeat_interleave(G)  # [N]
         metrics.add_rollout(rewards, correct, lengths, rollouts.truncated, keep, t_rollout)
+        if self.config.algo.dynamic_sampling:
+            metrics.add_scalar("gen_batches", graded.gen_batches, 1)
+            metrics.add_scalar("kept_prompts", keep.sum() / G, 1)
         self.log_rollout_sample(step, rollouts, answers, rewards)
         suspects = self.reward_check.run(
             step, self.world[0], rollouts.texts, sampled.problems, answers, rewards.tolist(), correct.tolist()
@@ -238,11 +239,16 @@ class RLModule(L.LightningModule):
             metrics.add_reward_check(suspects.checked, suspects.flagged, suspects.credited)
 
         t1 = time.perf_counter()
-        batch = UpdateBatch.from_rollouts(rollouts.select(torch.nonzero(keep).squeeze(-1)), advantages[keep])
+        # The official recipes' NLL term takes the responses whose reward is exactly the correct score.
+        positive = rewards[keep] == self.config.reward.correct if self.config.algo.positive_nll_coef > 0 else None
+        batch = UpdateBatch.from_rollouts(rollouts.select(torch.nonzero(keep).squeeze(-1)), advantages[keep], positive)
         if self._reference and len(batch):
             batch = dataclasses.replace(batch, ref_logp=self.logprobs(self._reference[0], batch))
         loss_fn = self.loss_at_step(step)
         metrics.add_coefficients(loss_fn.coefficients())
+        # Losses that draw tokens at random (clip_cov) use torch's default generator: seeded from
+        # (seed, step, rank) so that a resumed run draws what the uninterrupted one drew.
+        torch.manual_seed(self.step_seed(step) + 1)
         update_tokens = self.update_policy(batch, loss_fn, metrics) if len(batch) else 0
         self.sync_rollout_engine()  # every rank calls it (FSDP gathers collectively), updated or not
         metrics.add_timing(update_tokens, time.perf_counter() - t1, self.optimizers().param_groups[0]["lr"])
@@ -250,14 +256,57 @@ class RLModule(L.LightningModule):
         if self.world[0] == 0:
             self.reward_check.warn(step, self.history[-1], suspects, functools.partial(print, file=sys.stderr))
 
-    def collect_rollouts(self, step: int) -> StepRollouts:
-        """This rank's rollouts of step `step`, with each row's reference answer and problem text."""
+    def step_seed(self, position: int) -> int:
+        """The sampling seed of data position `position` on this rank."""
+        return self.config.run.seed * 7919 + position * 104_729 + self.world[0]
+
+    def sample_step(self, step: int) -> GradedRollouts:
+        """This rank's graded rollouts of step `step` and the rows it trains on: one generation batch,
+        or with dynamic sampling up to algo.max_gen_batches of them (see harness.step_batch)."""
+        algo, rollout = self.config.algo, self.config.rollout
+        G, world = rollout.group_size, self.world[1]
+        if not algo.dynamic_sampling:
+            sampled = self.collect_rollouts(step)
+            rewards, correct = self.grade(sampled)
+            return GradedRollouts(sampled, rewards, correct, torch.ones(len(rewards), dtype=torch.bool), 1)
+        wanted = rollout.prompts_per_step // world  # groups this rank trains on at most
+        parts, rewards, correct = [], [], []
+        for index in range(algo.max_gen_batches):
+            parts.append(self.collect_rollouts(step * algo.max_gen_batches + index))
+            batch_rewards, batch_correct = self.grade(parts[-1])
+            rewards.append(batch_rewards)
+            correct.append(batch_correct)
+            varied = torch.cat(correct) if algo.filter_metric == "acc" else torch.cat(rewards)  # [N so far]
+            mixed = mixed_groups(varied, G)  # [groups so far]
+            # every rank trains on as many groups as the rank that kept the fewest
+            kept = int(self.all_reduce(torch.tensor(min(int(mixed.sum()), wanted)), op="min"))
+            if kept >= wanted:
+                break
+        pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        sampled = concat_step_rollouts(parts, pad_id)
+        return GradedRollouts(sampled, torch.cat(rewards), torch.cat(correct), first_groups(mixed, kept, G), len(parts))
+
+    def grade(self, sampled: StepRollouts) -> tuple[torch.Tensor, torch.Tensor]:
+        """(rewards [N], correct [N]) of the rows, graded knowing each row's problem and truncation."""
+        rollouts = sampled.rollouts
+        lengths = rollouts.response_mask.sum(-1)  # [N]
+        return self.reward_fn(
+            rollouts.texts, sampled.answers, lengths, problems=sampled.problems, truncated=rollouts.truncated
+        )
+
+    def collect_rollouts(self, position: int) -> StepRollouts:
+        """This rank's rollouts of data position `position` (the step, or with dynamic sampling one of its
+        generation batches), with each row's reference answer and problem text."""
         rank, world = self.world
         rollout = self.config.rollout
-        problems = self.task.train_batch(step, rollout.prompts_per_step, self.config.run.seed)[rank::world]
-        seed = self.config.run.seed * 7919 + step * 104_729 + rank
+        count = rollout.gen_batch_prompts or rollout.prompts_per_step
+        problems = self.task.train_batch(position, count, self.config.run.seed)[rank::world]
         params = SamplingParams(
-            rollout.max_new_tokens, rollout.temperature, rollout.top_p, seed=seed, logprobs=rollout.tis_cap is not None
+            rollout.max_new_tokens,
+            rollout.temperature,
+            rollout.top_p,
+            seed=self.step_seed(position),
+            logprobs=rollout.tis_cap is not None,
         )
         rollouts = sample_messages(
             self.backend, self.tokenizer, [p.prompt for p in problems], rollout.group_size, params
@@ -334,6 +383,14 @@ class RLModule(L.LightningModule):
             num_seqs=self.all_reduce(n_seqs.float()),
             max_len=self.config.rollout.max_new_tokens,
         )
+        positive_counts = {}
+        if mini.positive is not None:
+            n_pos_tokens, n_pos_seqs = batch_counts(mini.positive_mask)
+            positive_counts = dict(
+                num_tokens=self.all_reduce(n_pos_tokens.float()),
+                num_seqs=self.all_reduce(n_pos_seqs.float()),
+                max_len=self.config.rollout.max_new_tokens,
+            )
         total, fresh = 0.0, []
         for start in range(0, len(mini), algo.micro_batch_size):
             micro = mini.rows(torch.arange(start, min(start + algo.micro_batch_size, len(mini))))
@@ -363,6 +420,14 @@ class RLModule(L.LightningModule):
                 per_token = per_token * weights  # [m, T]
                 metrics.add_loss_metrics(stats, float(micro.mask.sum()))
             loss = aggregate(per_token, micro.mask, self.agg_mode, **counts)
+            if micro.positive is not None:
+                # NLL on the rewarded responses (the official CE-GPPO recipe's positive_loss_coeff):
+                # -log pi of their tokens, reduced like the policy loss over the mini-batch's positive
+                # tokens and responses, d loss / d logp_t = -coef / N_pos (token_mean) on those tokens
+                positive_mask = micro.positive_mask  # [m, T]
+                nll = aggregate(-logp, positive_mask, self.agg_mode, **positive_counts)
+                loss = loss + algo.positive_nll_coef * nll
+                metrics.add_scalar("positive_nll", nll.detach() * len(micro), weight=len(micro))
             if micro.ref_logp is not None and algo.kl_coef > 0:
                 kl = kl_penalty(logp, micro.ref_logp, micro.mask, algo.kl_estimator)  # [m, T]
                 kl_value = aggregate(kl, micro.mask, self.agg_mode, **counts)

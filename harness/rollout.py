@@ -103,17 +103,19 @@ def context_length(model) -> int | None:
     return getattr(model.config, "max_position_embeddings", None)
 
 
-def prompt_fits(model, tokenizer, max_new_tokens: int):
-    """A test `message -> bool`: does the chat-formatted message leave room for `max_new_tokens`?
+def prompt_fits(model, tokenizer, max_new_tokens: int, max_prompt_tokens: int | None = None):
+    """A test `message -> bool`: does the chat-formatted message leave room for `max_new_tokens`, and
+    is it at most `max_prompt_tokens` long (when given)?
 
     A message with more characters than 64 tokens' worth per position is refused without
     tokenizing it (tokenizing megabytes takes long and no tokenizer packs that much per token)."""
     limit = context_length(model)
+    budgets = [b for b in (None if limit is None else limit - max_new_tokens, max_prompt_tokens) if b is not None]
 
     def fits(message: str) -> bool:
-        if limit is None:
+        if not budgets:
             return True
-        budget = limit - max_new_tokens
+        budget = min(budgets)
         if len(message) > 64 * max(budget, 1):
             return False
         return len(tokenizer(chat_prompt(tokenizer, message), add_special_tokens=False).input_ids) <= budget

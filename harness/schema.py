@@ -46,7 +46,7 @@ from harness.common.uris import DEFAULT_TRACKING_URI
 from harness.dataclass_config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml, param
 
 CONFIG_DIR = Path(__file__).parent / "configs"
-PROFILES = ("tiny", "smol", "paper")
+PROFILES = ("tiny", "smol", "paper", "paper-text")
 # Evaluation sampling of the paper (and of `harness eval`, Table 1 and validation checks).
 EVAL_TEMPERATURE = 0.6
 EVAL_TOP_P = 0.95
@@ -135,6 +135,12 @@ class RolloutConfig:
     """Sampling temperature of the rollouts."""
     top_p: float = param(1.0, gt=0, le=1)
     """Nucleus sampling mass of the rollouts."""
+    gen_batch_prompts: int | None = param(None, ge=1)
+    """Prompts rolled out per generation batch with algo.dynamic_sampling (global; null: prompts_per_step). The
+    official CE-GPPO recipe rolls out 256 to train on the first 128 whose answers are not all equally correct."""
+    max_prompt_tokens: int | None = param(None, ge=1)
+    """Longest prompt (chat-formatted tokens); longer task problems are dropped at start-up (null: whatever the
+    model's context leaves beside max_new_tokens)."""
     batch_size: int = param(512, ge=1)
     """Sequences generated at once per rank: per `generate` call (hf), in flight (vllm max_num_seqs)."""
     tis_cap: float | None = param(None, ge=1)
@@ -174,7 +180,16 @@ class AlgoConfig:
     agg_mode: Literal[AGG_MODES] | None = None
     """Loss aggregation (null: the loss's own default)."""
     dynamic_sampling: bool = False
-    """DAPO dynamic sampling: drop groups whose rewards are all equal."""
+    """DAPO dynamic sampling: train only on groups whose answers are not all equally correct (see
+    harness.step_batch: generation batches of rollout.gen_batch_prompts, the first prompts_per_step kept)."""
+    filter_metric: Literal["acc", "reward"] = "acc"
+    """Dynamic sampling: what must vary within a group to keep it: correctness (acc, as DAPO and the official
+    recipes) or the shaped reward (reward: also keeps groups whose lengths differ under overlong shaping)."""
+    max_gen_batches: int = param(1, ge=1)
+    """Dynamic sampling: generation batches a step may roll out to fill prompts_per_step kept groups."""
+    positive_nll_coef: float = param(0.0, ge=0)
+    """Weight of an NLL term on the rewarded responses (reward == reward.correct), reduced like the policy loss
+    and added to it; the official CE-GPPO recipe uses 0.1 (verl's actor.positive_loss_coeff)."""
     ppo_epochs: int = param(1, ge=1)
     """Passes over each rollout batch."""
     mini_batches: int = param(8, ge=1)
@@ -278,6 +293,20 @@ class TrainConfig:
             raise ConfigError(
                 f"algo.mini_batches={self.algo.mini_batches} exceeds the rollout batch "
                 f"({self.rollout.prompts_per_step} x {self.rollout.group_size} sequences)"
+            )
+        if not self.algo.dynamic_sampling:
+            for key, value, default in (
+                ("rollout.gen_batch_prompts", self.rollout.gen_batch_prompts, None),
+                ("algo.max_gen_batches", self.algo.max_gen_batches, 1),
+                ("algo.filter_metric", self.algo.filter_metric, "acc"),
+            ):
+                if value != default:
+                    raise ConfigError(f"{key}={value!r} applies to algo.dynamic_sampling=true")
+        gen = self.rollout.gen_batch_prompts
+        if gen is not None and gen < self.rollout.prompts_per_step:
+            raise ConfigError(
+                f"rollout.gen_batch_prompts={gen} is below rollout.prompts_per_step={self.rollout.prompts_per_step}; "
+                "a generation batch must be able to fill the step"
             )
         if self.run.eval_suite:
             check_suite("run.eval_suite", self.run.eval_suite)

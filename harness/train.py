@@ -77,6 +77,12 @@ def check_parallel_layout(config: TrainConfig) -> None:
             f"rollout.prompts_per_step={rollout.prompts_per_step} is not divisible by the {ranks} data-parallel "
             f"ranks (run.devices={run.devices} x run.num_nodes={run.num_nodes}); every rank takes an equal share"
         )
+    gen = rollout.gen_batch_prompts
+    if gen is not None and gen % ranks:
+        raise ConfigError(
+            f"rollout.gen_batch_prompts={gen} is not divisible by the {ranks} data-parallel ranks; every rank rolls "
+            "out an equal share"
+        )
     rows = rollout.prompts_per_step // ranks * rollout.group_size
     if rows < config.algo.mini_batches:
         raise ConfigError(
@@ -243,9 +249,14 @@ def train(
     L.seed_everything(config.run.seed, verbose=False)
 
     policy, tokenizer, warm_info = load_policy(config, task, log)
-    dropped = task.drop_unfit(prompt_fits(policy, tokenizer, config.rollout.max_new_tokens))
+    dropped = task.drop_unfit(
+        prompt_fits(policy, tokenizer, config.rollout.max_new_tokens, config.rollout.max_prompt_tokens)
+    )
     if dropped and rank_zero:
-        log(f"dropped {dropped} task problems whose prompt does not fit the model's context")
+        log(
+            f"dropped {dropped} task problems whose prompt does not fit the model's context "
+            "or rollout.max_prompt_tokens"
+        )
     reference = None
     if config.algo.kl_coef > 0:
         reference, _ = load_model(policy.name_or_path, dtype=policy.dtype)

@@ -152,6 +152,40 @@ def entropy_reg() -> SearchSpace:
     )
 
 
+@register_space
+def clip_cov() -> SearchSpace:
+    """Clip-Cov: the share of tokens taken out of the gradient and the covariance window they are drawn
+    from (the paper's 2e-4 and (1, 5))."""
+    return SearchSpace(
+        "clip_cov",
+        "clip_cov",
+        (
+            Param("loss.clip_cov_ratio", 5e-5, 5e-2, log=True, doc="share of tokens detached"),
+            Param("loss.clip_cov_lb", 0.25, 2.0, doc="lower covariance bound"),
+            Param("loss.clip_cov_ub", 2.5, 10.0, doc="upper covariance bound"),
+            LEARNING_RATE,
+        ),
+        grid={"loss.clip_cov_ratio": (2e-4, 2e-3, 2e-2)},
+        doc=clip_cov.__doc__,
+    )
+
+
+@register_space
+def kl_cov() -> SearchSpace:
+    """KL-Cov: the KL coefficient and the top-k share of tokens it applies to (the paper's 1 and 2e-3 / 2e-4)."""
+    return SearchSpace(
+        "kl_cov",
+        "kl_cov",
+        (
+            Param("loss.coef", 0.05, 5.0, log=True, doc="KL penalty weight"),
+            Param("loss.kl_cov_ratio", 5e-5, 5e-2, log=True, doc="top-k share of tokens penalised"),
+            LEARNING_RATE,
+        ),
+        grid={"loss.kl_cov_ratio": (2e-4, 2e-3, 2e-2)},
+        doc=kl_cov.__doc__,
+    )
+
+
 SPACES: tuple[str, ...] = tuple(_SPACES)
 
 

@@ -127,7 +127,7 @@ def _assumed(level: float, problems: int) -> Components:
     return Components(0.01, 0.5 * slope, bernoulli, problems, PAPER_SAMPLES, PAPER_SEEDS, 0.3 * slope)
 
 
-PAPER_SAMPLES, PAPER_SEEDS = 16, 1  # harness.reports.plan TABLE_PROFILES["paper"]: k=16, seeds=1
+PAPER_SAMPLES, PAPER_SEEDS = 32, 1  # harness.reports.plan TABLE_PROFILES["paper"]: k=32, seeds=1
 PAPER_PROBLEMS = {"aime24": 30, "aime25": 30, "hmmt25": 30, "math500": 500, "amc23": 40}
 PAPER_LEVELS = {  # mean of the paper's 1.5B GRPO, DAPO and CE-GPPO(0.5,1) rows, as a fraction
     b: sum(REPORTED["1.5B"][row][i] for row in ("GRPO", "DAPO", "CE-GPPO(0.5,1)")) / 300

@@ -4,7 +4,8 @@ Rows (label -> loss section), in groups that `--rows` selects:
 
     table1   base (the starting policy, evaluated only), GRPO, DAPO, CE-GPPO(0.5,1), CE-GPPO(0.75,1)
     table2   CISPO, GSPO
-    entropy  GRPO+entropy(0.001), GRPO+entropy(0.003), GPPO
+    entropy  GRPO+entropy(0.001), GRPO+entropy(0.003), GPPO, and the entropy-control rivals Clip-Cov,
+             KL-Cov (arXiv 2505.22617), GMPO (geo_mean) and SAPO
     betas    CE-GPPO at (0.5,0.5), (0.5,0.75), (0,1), (0.25,1), (1,1): with table1's two, both axes
              of the paper's beta grid through (0.5, 1)
     switch   CE-GPPO(0->0.5): beta1 0 until half-way, then 0.5 (the paper's stage switch, Figure 6)
@@ -56,6 +57,10 @@ ROWS = (
     Row("GRPO+entropy(0.001)", "entropy", {"name": "entropy_reg", "base": "grpo", "coef": 0.001}),
     Row("GRPO+entropy(0.003)", "entropy", {"name": "entropy_reg", "base": "grpo", "coef": 0.003}),
     Row("GPPO", "entropy", {"name": "gppo"}),
+    Row("Clip-Cov", "entropy", {"name": "clip_cov"}),
+    Row("KL-Cov", "entropy", {"name": "kl_cov"}),
+    Row("GMPO", "entropy", {"name": "geo_mean"}),
+    Row("SAPO", "entropy", {"name": "sapo"}),
     Row("CE-GPPO(0.5,0.5)", "betas", _ce(0.5, 0.5)),
     Row("CE-GPPO(0.5,0.75)", "betas", _ce(0.5, 0.75)),
     Row("CE-GPPO(0,1)", "betas", _ce(0.0, 1.0)),
@@ -123,6 +128,17 @@ TABLE_PROFILES = {
     "paper": TableProfile(
         "paper",
         "paper",
+        "math",
+        k=32,  # the official validation: aime960_math_verify.json repeats each AIME problem 32 times
+        limit=None,
+        max_new_tokens=16384,
+        seeds=1,
+        eval_every=50,
+        paper_model="1.5B",
+    ),
+    "paper-text": TableProfile(
+        "paper-text",
+        "paper-text",
         "math",
         k=16,
         limit=None,

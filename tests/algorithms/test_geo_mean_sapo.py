@@ -57,8 +57,12 @@ def test_sapo_golden(grad_of):
     r = [1.0, 2.0, 0.5, 1.0]
     adv = [1.0, 1.0, -1.0, -2.0]
     logp = torch.tensor([[math.log(x) for x in r]], dtype=torch.float64, requires_grad=True)
-    batch = PolicyBatch(logp, torch.zeros(1, 4, dtype=torch.float64), torch.tensor([adv], dtype=torch.float64),
-                        torch.ones(1, 4, dtype=torch.float64))
+    batch = PolicyBatch(
+        logp,
+        torch.zeros(1, 4, dtype=torch.float64),
+        torch.tensor([adv], dtype=torch.float64),
+        torch.ones(1, 4, dtype=torch.float64),
+    )
     out = get_loss("sapo")(batch)
 
     def sig(x):

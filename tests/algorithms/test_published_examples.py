@@ -34,8 +34,12 @@ WORKED = [
 @pytest.mark.parametrize(("name", "params", "expected"), WORKED)
 def test_worked_example(name, params, expected):
     logp = torch.tensor(NEW, dtype=torch.float64)
-    batch = PolicyBatch(logp, torch.tensor(OLD, dtype=torch.float64), torch.tensor(ADV, dtype=torch.float64),
-                        torch.tensor(MASK, dtype=torch.float64))
+    batch = PolicyBatch(
+        logp,
+        torch.tensor(OLD, dtype=torch.float64),
+        torch.tensor(ADV, dtype=torch.float64),
+        torch.tensor(MASK, dtype=torch.float64),
+    )
     loss_fn = get_loss(name, **params)
     value = aggregate(loss_fn(batch).per_token, batch.mask, loss_fn.default_agg)
     assert value.item() == pytest.approx(expected, abs=1e-6)

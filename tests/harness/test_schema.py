@@ -75,6 +75,11 @@ def test_every_config_key_is_read_by_the_code(reads, tmp_path, monkeypatch):
         "algo.agg_mode": "seq_mean_token_mean",
         "algo.kl_coef": 0.01,
         "algo.dynamic_sampling": True,
+        "algo.max_gen_batches": 4,
+        "algo.filter_metric": "reward",  # the overlong shaping makes rewards vary: groups are kept
+        "algo.positive_nll_coef": 0.1,
+        "rollout.gen_batch_prompts": 8,
+        "rollout.max_prompt_tokens": 64,
         "reward.overlong_buffer": 2,
         "optim.warmup_steps": 2,
         "loss.schedule": {"kind": "switch", "step": 1, "beta1": 0.0},

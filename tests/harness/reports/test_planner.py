@@ -32,7 +32,7 @@ def scores(profile="tiny", rows=("GRPO", "DAPO"), seeds=3, problems=50, samples=
 def test_the_paper_profile_uses_the_stated_assumptions(capsys):
     assert main(["plan", "--profile", "paper", "--difference", "5"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("harness plan: the paper profile's Table 1 budget is 1 seed x 16 samples per problem")
+    assert out[0].startswith("harness plan: the paper profile's Table 1 budget is 1 seed x 32 samples per problem")
     assert "stated assumptions (harness.reports.accuracy_power.PAPER_ASSUMPTIONS" in out[1]
     assert out[2].split()[:3] == ["benchmark", "problems", "seed"] and "for 5 points: seeds x samples (power)" in out[2]
     lines = {line.split()[0]: line for line in out[3:8]}
