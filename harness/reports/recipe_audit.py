@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from harness.reports.plan import TABLE_PROFILES, TableProfile
 from harness.schema import TrainConfig, load_train_config
 
+RECIPE_PROFILES = ("paper", "paper-text")  # the Table 1 report carries the audit on these
 SCRIPT = "recipe/dapo/1_5B_perf_run_gppo_v1_beta1_05_beta2_1_ours_math.sh @ 10558fe"
 
 
@@ -222,9 +223,10 @@ def mark(knob: Knob, ours: str) -> str:
     return "~" if knob.mechanism else "="
 
 
-def audit_rows(profile: str) -> list[dict]:
-    """One row per knob: name, text, script (with where), ours, mark, text mark, note."""
-    config = load_train_config(profile)
+def audit_rows(profile: str, overrides: dict | None = None) -> list[dict]:
+    """One row per knob: name, text, script (with where), ours, mark, text mark, note; `overrides`
+    (dotted keys) change the profile as `harness train` flags would."""
+    config = load_train_config(profile, None, overrides)
     table = next((t for t in TABLE_PROFILES.values() if t.train_profile == profile), None)
     rows = []
     for knob in KNOBS:

@@ -43,6 +43,7 @@ from harness.reports.figures import paper_figures
 from harness.reports.html import html_page
 from harness.reports.paper import paper_rows
 from harness.reports.plan import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Row, TableProfile
+from harness.reports.recipe_audit import RECIPE_PROFILES, audit_html, audit_markdown
 from harness.reports.table import SeedResult, build_table, to_csv, to_markdown
 from harness.tracking import RetryingClient, tagged_runs, tracked_run
 
@@ -176,6 +177,9 @@ def build_report(
         markdown += [*(f"- {line}" for line in missing), ""]
     markdown += [to_markdown(table, benchmarks, paper), ""]
     markdown += [differences_markdown(comparisons, benchmarks, baseline, why), ""] + ([budget, ""] if budget else [])
+    recipe = profile.train_profile in RECIPE_PROFILES  # the paper profiles carry their recipe audit
+    if recipe:
+        markdown += [audit_markdown(profile.train_profile), ""]
     claims_note = accuracy_note(accuracy)
     markdown += ["## The paper's claims on this profile", "", claims_note, "", *(v.line() for v in verdicts), ""]
     markdown += ["## Figures", "", *(f"![{p.stem}](figures/{p.name})" for p in figures), *notes]
@@ -192,7 +196,10 @@ def build_report(
         figures,
         missing,
         audit=audit,
-        sections=[differences_html(comparisons, benchmarks, baseline, why)],
+        sections=[
+            differences_html(comparisons, benchmarks, baseline, why),
+            *([audit_html(profile.train_profile)] if recipe else []),
+        ],
         notes=[budget] if budget else [],
         claims_note=claims_note,
     )
