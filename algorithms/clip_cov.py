@@ -45,7 +45,7 @@ from torch import Tensor
 
 from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
-from .clipping import clip_metrics, importance_ratio, ppo_clipped_loss
+from .clipping import clip_metrics, importance_ratio
 from .registry import check_positive, register_loss
 
 
@@ -95,18 +95,21 @@ class ClipCovLoss:
     def __call__(self, batch: PolicyBatch) -> LossOutput:
         mask, adv = batch.token_mask, batch.token_advantages  # [B, T], [B, T]
         log_ratio, ratio = importance_ratio(batch.logp, batch.old_logp, mask)  # [B, T]
-        loss = ppo_clipped_loss(ratio, adv, self.eps_low, self.eps_high)  # [B, T]
+        unclipped = -adv * ratio  # [B, T]
+        clipped = -adv * ratio.clamp(1.0 - self.eps_low, 1.0 + self.eps_high)  # [B, T]
+        loss = torch.maximum(unclipped, clipped)  # [B, T]  PPO's pessimistic surrogate
         with torch.no_grad():
-            cut_by_ppo = -adv * ratio.clamp(1.0 - self.eps_low, 1.0 + self.eps_high) > -adv * ratio  # [B, T]
             cov = token_covariance(batch.logp, adv, mask)  # [B, T]
-            candidate = mask & ~cut_by_ppo & (cov > self.clip_cov_lb) & (cov < self.clip_cov_ub)  # [B, T]
+            # not already cut by PPO's clip (there -A clip(r) > -A r), inside the covariance window
+            candidate = mask & (clipped <= unclipped) & (cov > self.clip_cov_lb) & (cov < self.clip_cov_ub)  # [B, T]
             where = torch.nonzero(candidate.flatten()).squeeze(-1)  # [n_candidates] flat indices
             budget = covariance_budget(self.clip_cov_ratio, mask)
-            chosen = where[torch.randperm(len(where))[:budget].to(where.device)]  # [<= budget]
-            selected = torch.zeros_like(candidate).flatten()
-            selected[chosen] = True
+            if len(where) > budget:  # draw `budget` of them uniformly, without replacement
+                where = where[torch.randperm(len(where))[:budget].to(where.device)]
+            selected = torch.zeros(candidate.numel(), dtype=torch.bool, device=candidate.device)
+            selected[where] = True
             selected = selected.view_as(candidate)  # [B, T]
-        loss = torch.where(selected, 0.0, loss)  # [B, T]  value and gradient 0 on the selected tokens
+        loss = loss.masked_fill(selected | ~mask, 0.0)  # [B, T]  value and gradient 0 on the selected tokens
         metrics = clip_metrics(log_ratio, ratio, adv, mask, self.eps_low, self.eps_high)
         metrics["cov_clip_frac"] = masked_mean(selected.float(), mask)
-        return LossOutput(per_token=loss.masked_fill(~mask, 0.0), metrics=metrics)
+        return LossOutput(per_token=loss, metrics=metrics)
