@@ -30,7 +30,6 @@ import functools
 import math
 import sys
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import lightning as L
@@ -45,16 +44,28 @@ from algorithms import (
     group_advantages,
     kl_penalty,
 )
+from harness.async_rollout import AsyncRollouts
 from harness.backends import make_backend
 from harness.common.processes import raise_if_terminated
 from harness.logprobs import response_logprobs
 from harness.metrics import StepMetrics, add_clipped_lp_shares, quadrant_metrics
 from harness.reward_check import RewardCheck
 from harness.rewards import MathReward
-from harness.rollout import EngineOptions, Rollouts, SamplingParams, mismatch_weights, sample_messages
+from harness.rollout import EngineOptions, Rollouts, mismatch_weights
 from harness.schema import TrainConfig, loss_and_schedule
-from harness.step_batch import GradedRollouts, StepRollouts, concat_step_rollouts, first_groups, mixed_groups
+from harness.staleness import behaviour_ratio_metrics, decoupled_weights, lag_metrics
+from harness.step_batch import (
+    GradedRollouts,
+    StepRollouts,
+    collect_step_rollouts,
+    concat_step_rollouts,
+    first_groups,
+    grade_step_rollouts,
+    mixed_groups,
+    step_seed,
+)
 from harness.tasks import Task
+from harness.update_batch import UpdateBatch
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -62,57 +73,6 @@ if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
     from harness.run_dir import RolloutLog
-
-
-@dataclass(frozen=True)
-class UpdateBatch:
-    """The K kept sequences of one rollout batch, as the policy updates consume them."""
-
-    input_ids: torch.Tensor  # [K, P + T] prompt (left-padded) then response (right-padded)
-    attention_mask: torch.Tensor  # [K, P + T]
-    prompt_length: int  # P
-    mask: torch.Tensor  # [K, T] float: 1 on response tokens that count
-    advantages: torch.Tensor  # [K]
-    ref_logp: torch.Tensor | None = None  # [K, T] reference policy (KL penalty), None without one
-    engine_logp: torch.Tensor | None = None  # [K, T] the rollout engine's sampling log-probs, if asked for
-    positive: torch.Tensor | None = None  # [K] bool: rewarded rows (the NLL-on-positives term), if used
-
-    @staticmethod
-    def from_rollouts(
-        rollouts: Rollouts, advantages: torch.Tensor, positive: torch.Tensor | None = None
-    ) -> UpdateBatch:
-        return UpdateBatch(
-            rollouts.input_ids,
-            rollouts.attention_mask,
-            rollouts.prompt_ids.shape[1],
-            rollouts.response_mask.float(),
-            advantages,
-            engine_logp=rollouts.logprobs,
-            positive=positive,
-        )
-
-    @property
-    def positive_mask(self) -> torch.Tensor:
-        """[K, T] the response tokens of the rewarded rows (all 0 without `positive`)."""
-        if self.positive is None:
-            return torch.zeros_like(self.mask)
-        return self.mask * self.positive.unsqueeze(-1).to(self.mask.dtype)
-
-    def __len__(self) -> int:
-        return len(self.advantages)
-
-    def rows(self, index: torch.Tensor) -> UpdateBatch:
-        """The sub-batch of the given row indices (a [k] long tensor)."""
-        return UpdateBatch(
-            self.input_ids[index],
-            self.attention_mask[index],
-            self.prompt_length,
-            self.mask[index],
-            self.advantages[index],
-            None if self.ref_logp is None else self.ref_logp[index],
-            None if self.engine_logp is None else self.engine_logp[index],
-            None if self.positive is None else self.positive[index],
-        )
 
 
 class RLModule(L.LightningModule):
@@ -149,7 +109,13 @@ class RLModule(L.LightningModule):
             # The engine computes in the trainer's compute dtype (bf16 mixed precision: bf16).
             dtype="bfloat16" if config.run.precision.startswith("bf16") else None,
         )
-        self.backend = make_backend(rollout.backend, policy, tokenizer, rollout.batch_size, engine)
+        # With rollout.staleness >= 1 each rank's rollout worker holds the engine (harness.async_rollout).
+        self.backend = (
+            make_backend(rollout.backend, policy, tokenizer, rollout.batch_size, engine)
+            if not rollout.staleness
+            else None
+        )
+        self.async_rollouts: AsyncRollouts | None = None  # started with the training (on_train_start)
         self.rollout_log = rollout_log  # a RolloutLog on rank 0 (harness.run_dir), else None
         self.history: list[dict] = []  # per-step metrics, restored on resume
         self.bad_steps = 0
@@ -188,7 +154,24 @@ class RLModule(L.LightningModule):
         return torch.utils.data.DataLoader([0], batch_size=None)
 
     def on_train_start(self) -> None:
+        if self.config.rollout.staleness:
+            # the worker starts from the weights of now: a resume's or warm start's (step = current epoch)
+            rank, world = self.world
+            local_rank = self.local_rank if self._trainer else 0
+            self.async_rollouts = AsyncRollouts(
+                self.config, self.policy, self.tokenizer, self.task, rank, world, self.current_epoch, local_rank
+            )
+            return
         self.sync_rollout_engine()  # the engine loaded the starting folder; a resume or warm start moved on
+
+    def on_train_end(self) -> None:
+        self.close_rollout_worker()
+
+    def close_rollout_worker(self) -> None:
+        """Stop this rank's rollout worker, if one runs (also on the way out of a failed run)."""
+        if self.async_rollouts is not None:
+            self.async_rollouts.close()
+            self.async_rollouts = None
 
     @property
     def sharded(self) -> bool:
@@ -211,7 +194,8 @@ class RLModule(L.LightningModule):
 
             gather = FullyShardedDataParallel.summon_full_params(self.trainer.strategy.model, writeback=False)
         with gather:
-            self.backend.sync_weights(self.policy)
+            if self.backend is not None:
+                self.backend.sync_weights(self.policy)
 
     # ----------------------------------------------------------------- the RL step
     def training_step(self, batch: int, batch_idx: int) -> None:
@@ -242,6 +226,9 @@ class RLModule(L.LightningModule):
         # The official recipes' NLL term takes the responses whose reward is exactly the correct score.
         positive = rewards[keep] == self.config.reward.correct if self.config.algo.positive_nll_coef > 0 else None
         batch = UpdateBatch.from_rollouts(rollouts.select(torch.nonzero(keep).squeeze(-1)), advantages[keep], positive)
+        if sampled.versions is not None:
+            lag_metrics(metrics, step - sampled.versions[keep], self.config.rollout.staleness)
+            metrics.maxima["worker_seconds"] = graded.worker_seconds
         if self._reference and len(batch):
             batch = dataclasses.replace(batch, ref_logp=self.logprobs(self._reference[0], batch))
         loss_fn = self.loss_at_step(step)
@@ -250,7 +237,10 @@ class RLModule(L.LightningModule):
         # (seed, step, rank) so that a resumed run draws what the uninterrupted one drew.
         torch.manual_seed(self.step_seed(step) + 1)
         update_tokens = self.update_policy(batch, loss_fn, metrics) if len(batch) else 0
-        self.sync_rollout_engine()  # every rank calls it (FSDP gathers collectively), updated or not
+        if self.async_rollouts is None:
+            self.sync_rollout_engine()  # every rank calls it (FSDP gathers collectively), updated or not
+        elif step + 1 < self.config.run.steps:
+            self.async_rollouts.publish(self.policy, version=step + 1)
         metrics.add_timing(update_tokens, time.perf_counter() - t1, self.optimizers().param_groups[0]["lr"])
         self.finish_step(step, metrics)
         if self.world[0] == 0:
@@ -258,7 +248,7 @@ class RLModule(L.LightningModule):
 
     def step_seed(self, position: int) -> int:
         """The sampling seed of data position `position` on this rank."""
-        return self.config.run.seed * 7919 + position * 104_729 + self.world[0]
+        return step_seed(self.config.run.seed, position, self.world[0])
 
     def sample_step(self, step: int) -> GradedRollouts:
         """This rank's graded rollouts of step `step` and the rows it trains on: one generation batch,
@@ -266,14 +256,17 @@ class RLModule(L.LightningModule):
         algo, rollout = self.config.algo, self.config.rollout
         G, world = rollout.group_size, self.world[1]
         if not algo.dynamic_sampling:
-            sampled = self.collect_rollouts(step)
-            rewards, correct = self.grade(sampled)
-            return GradedRollouts(sampled, rewards, correct, torch.ones(len(rewards), dtype=torch.bool), 1)
+            sampled, rewards, correct, seconds = self.graded_batch(step)
+            keep = torch.ones(len(rewards), dtype=torch.bool)
+            return GradedRollouts(sampled, rewards, correct, keep, 1, seconds)
         wanted = rollout.prompts_per_step // world  # groups this rank trains on at most
-        parts, rewards, correct = [], [], []
+        parts, rewards, correct, seconds = [], [], [], 0.0
         for index in range(algo.max_gen_batches):
-            parts.append(self.collect_rollouts(step * algo.max_gen_batches + index))
-            batch_rewards, batch_correct = self.grade(parts[-1])
+            part, batch_rewards, batch_correct, part_seconds = self.graded_batch(
+                step * algo.max_gen_batches + index, regular=index == 0
+            )
+            parts.append(part)
+            seconds += part_seconds
             rewards.append(batch_rewards)
             correct.append(batch_correct)
             varied = torch.cat(correct) if algo.filter_metric == "acc" else torch.cat(rewards)  # [N so far]
@@ -284,35 +277,30 @@ class RLModule(L.LightningModule):
                 break
         pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         sampled = concat_step_rollouts(parts, pad_id)
-        return GradedRollouts(sampled, torch.cat(rewards), torch.cat(correct), first_groups(mixed, kept, G), len(parts))
+        keep = first_groups(mixed, kept, G)
+        return GradedRollouts(sampled, torch.cat(rewards), torch.cat(correct), keep, len(parts), seconds)
+
+    def graded_batch(
+        self, position: int, regular: bool = True
+    ) -> tuple[StepRollouts, torch.Tensor, torch.Tensor, float]:
+        """(rollouts, rewards [N], correct [N], generation seconds) of data position `position`: sampled now,
+        or with rollout.staleness >= 1 by this rank's worker (`regular`: a step's first generation batch,
+        generated ahead on the schedule; else asked for now)."""
+        if self.async_rollouts is not None:
+            return self.async_rollouts.fetch(position, regular)
+        t0 = time.perf_counter()
+        sampled = self.collect_rollouts(position)
+        rewards, correct = self.grade(sampled)
+        return sampled, rewards, correct, time.perf_counter() - t0
 
     def grade(self, sampled: StepRollouts) -> tuple[torch.Tensor, torch.Tensor]:
         """(rewards [N], correct [N]) of the rows, graded knowing each row's problem and truncation."""
-        rollouts = sampled.rollouts
-        lengths = rollouts.response_mask.sum(-1)  # [N]
-        return self.reward_fn(
-            rollouts.texts, sampled.answers, lengths, problems=sampled.problems, truncated=rollouts.truncated
-        )
+        return grade_step_rollouts(self.reward_fn, sampled)
 
     def collect_rollouts(self, position: int) -> StepRollouts:
-        """This rank's rollouts of data position `position` (the step, or with dynamic sampling one of its
-        generation batches), with each row's reference answer and problem text."""
+        """This rank's rollouts of data position `position` (see harness.step_batch.collect_step_rollouts)."""
         rank, world = self.world
-        rollout = self.config.rollout
-        count = rollout.gen_batch_prompts or rollout.prompts_per_step
-        problems = self.task.train_batch(position, count, self.config.run.seed)[rank::world]
-        params = SamplingParams(
-            rollout.max_new_tokens,
-            rollout.temperature,
-            rollout.top_p,
-            seed=self.step_seed(position),
-            logprobs=rollout.tis_cap is not None,
-        )
-        rollouts = sample_messages(
-            self.backend, self.tokenizer, [p.prompt for p in problems], rollout.group_size, params
-        )
-        rows = rollouts.prompt_index.tolist()  # [N] the problem of each row
-        return StepRollouts(rollouts, [problems[i].answer for i in rows], [problems[i].prompt for i in rows])
+        return collect_step_rollouts(self.config, self.task, self.tokenizer, self.backend, position, rank, world)
 
     def loss_at_step(self, step: int) -> PolicyLoss:
         """The loss with this step's scheduled coefficients (the configured schedule, if any)."""
@@ -333,6 +321,12 @@ class RLModule(L.LightningModule):
         )
         return logp  # [K, T]
 
+    @property
+    def staleness_correction(self) -> str | None:
+        """How the loss sees stale rollouts ("decoupled" | "behaviour"), None when they are fresh (staleness 0)."""
+        rollout = self.config.rollout
+        return rollout.staleness_correction if rollout.staleness else None
+
     def update_policy(self, batch: UpdateBatch, loss_fn: PolicyLoss, metrics: StepMetrics) -> int:
         """ppo_epochs x mini_batches optimizer updates on one rollout batch; returns tokens processed."""
         algo = self.config.algo
@@ -345,15 +339,27 @@ class RLModule(L.LightningModule):
         # Behaviour log-probs. The policy has not moved before the first update, so the first
         # mini-batch's come from its own forward pass (returned by `one_update`); the other rows
         # are scored now, once, before anything changes.
-        rest = self.logprobs(self.policy, batch.rows(torch.arange(size, n_rows))) if n_rows > size else None
-        old_logp = None  # [K, T] once the first update has returned its log-probs
+        # With rollout.staleness_correction=behaviour the loss's old policy is the generating one, whose
+        # log-probs came with the rollouts: nothing to score (harness.staleness).
+        correction = self.staleness_correction
+        old_logp = batch.engine_logp if correction == "behaviour" else None  # [K, T] once known
+        score_rest = old_logp is None and n_rows > size
+        rest = self.logprobs(self.policy, batch.rows(torch.arange(size, n_rows))) if score_rest else None
         tokens = 0
-        for _ in range(algo.ppo_epochs):
-            for rows in minis:
+        for epoch in range(algo.ppo_epochs):
+            for index, rows in enumerate(minis):
                 raise_if_terminated()
                 loss_value, grad_norm, fresh_logp = self.one_update(
                     batch.rows(rows), None if old_logp is None else old_logp[rows], loss_fn, metrics
                 )
+                if correction is not None and epoch == 0 and index == 0:
+                    # the first forward (and the rows scored before it) is the proximal policy, pi at the step's start
+                    prox = fresh_logp if rest is None else torch.cat([fresh_logp, rest])  # [k, T]
+                    seen = batch.rows(torch.arange(len(prox)))
+                    cap = self.config.rollout.behaviour_cap if correction == "decoupled" else None
+                    behaviour_ratio_metrics(
+                        metrics, prox, seen.engine_logp, seen.mask, seen.advantages, cap, loss_fn.clip_bounds
+                    )
                 if old_logp is None:
                     old_logp = fresh_logp if rest is None else torch.cat([fresh_logp, rest])  # [K, T]
                 tokens += int(batch.attention_mask[rows].sum())
@@ -419,6 +425,11 @@ class RLModule(L.LightningModule):
                 weights, stats = mismatch_weights(behaviour, micro.engine_logp, micro.mask, self.config.rollout.tis_cap)
                 per_token = per_token * weights  # [m, T]
                 metrics.add_loss_metrics(stats, float(micro.mask.sum()))
+            elif self.staleness_correction == "decoupled":
+                # decoupled PPO: w = min(pi_prox / pi_behav, C) moves the expectation to pi_prox (harness.staleness)
+                per_token = per_token * decoupled_weights(
+                    behaviour, micro.engine_logp, micro.mask, self.config.rollout.behaviour_cap
+                )  # [m, T]
             loss = aggregate(per_token, micro.mask, self.agg_mode, **counts)
             if micro.positive is not None:
                 # NLL on the rewarded responses (the official CE-GPPO recipe's positive_loss_coeff):

@@ -33,6 +33,9 @@ class SamplingParams:
     greedy: bool = False
     seed: int | None = None  # seeds this call's sampling (None: the backend's running random state)
     logprobs: bool = False  # also return each sampled token's log-prob (Rollouts.logprobs)
+    # with logprobs: the policy's own log-prob at the temperature, before top-p (the trainer's definition:
+    # asynchronous rollouts' behaviour policy), not the renormalised nucleus the token was drawn from
+    raw_logprobs: bool = False
 
 
 @dataclass(frozen=True)
@@ -183,14 +186,18 @@ class HFGenerateBackend:
                     # `scores` are the logits after temperature and top-p (removed tokens at -inf):
                     # their log-softmax is the distribution each token was drawn from. They hold
                     # t_b x [b, V] floats, so ask for them only when the trainer wants them.
-                    output_scores=params.logprobs,
+                    output_scores=params.logprobs and not params.raw_logprobs,
+                    output_logits=params.logprobs and params.raw_logprobs,
                     return_dict_in_generate=True,
                     **sampling,
                 )
                 new = out.sequences[:, ids.shape[1] :]  # [b, t_b]
                 pieces.append(new.cpu())
                 if params.logprobs:
-                    scores = torch.stack(out.scores, dim=1).float()  # [b, t_b, V]
+                    if params.raw_logprobs:  # the model's logits at the temperature, no nucleus cut
+                        scores = torch.stack(out.logits, dim=1).float() / params.temperature  # [b, t_b, V]
+                    else:
+                        scores = torch.stack(out.scores, dim=1).float()  # [b, t_b, V]
                     logp = scores.log_softmax(-1).gather(-1, new.unsqueeze(-1)).squeeze(-1)  # [b, t_b]
                     logprob_pieces.append(logp.cpu())
         finally:

@@ -71,6 +71,8 @@ RESUMABLE_KEYS = (
     "rollout.kv_cache_gb",
     "algo.micro_batch_size",
     "algo.logprob_chunk",
+    "rollout.worker_threads",
+    "rollout.worker_device",
 )
 
 
@@ -146,6 +148,21 @@ class RolloutConfig:
     tis_cap: float | None = param(None, ge=1)
     """Train/inference mismatch: null keeps the trainer's old log-probs as they are; C weights each token's
     loss by min(pi_old / pi_engine, C) from the engine's sampling log-probs (truncated importance sampling)."""
+    staleness: int = param(0, ge=0)
+    """Asynchronous RL (see harness.async_rollout): 0 rolls out, then updates, one after the other; K >= 1 lets a
+    rollout worker process generate the next K steps' batches while the trainer updates, each by the policy exactly
+    min(K, steps since start) updates old."""
+    staleness_correction: Literal["decoupled", "behaviour"] = "decoupled"
+    """With staleness >= 1: decoupled PPO (AReaL) clips against the proximal policy (the trainer's weights at the
+    step's start) and weights each token by min(pi_prox / pi_behaviour, behaviour_cap); behaviour clips the loss's
+    ratio against the generating policy itself (no recomputed log-probs). See docs/async-rl.md."""
+    behaviour_cap: float = param(2.0, ge=1)
+    """decoupled: truncation C of the per-token weight min(pi_prox / pi_behaviour, C)."""
+    worker_threads: int = param(1, ge=1)
+    """With staleness >= 1: torch CPU threads of each rank's rollout worker (the trainer keeps run.threads)."""
+    worker_device: str | None = None
+    """With staleness >= 1: where each rank's worker generates, e.g. cpu or cuda:1 (null: cpu on a CPU run, else
+    the GPU after the ranks' own, cuda:{run.devices + local rank})."""
     gpu_memory_utilization: float = param(0.3, gt=0, le=1)
     """vllm: share of the GPU's memory its engine may take beside the trainer (colocated)."""
     kv_cache_gb: float | None = param(None, gt=0)
@@ -308,6 +325,7 @@ class TrainConfig:
                 f"rollout.gen_batch_prompts={gen} is below rollout.prompts_per_step={self.rollout.prompts_per_step}; "
                 "a generation batch must be able to fill the step"
             )
+        check_staleness(self)
         if self.run.eval_suite:
             check_suite("run.eval_suite", self.run.eval_suite)
         if self.task.source != "arithmetic" and not self.task.path:
@@ -358,6 +376,24 @@ class EvalConfig:
             check_suite("--suite", self.suite)
         elif not [task for task in self.lm_eval.split(",") if task.strip()]:
             raise ConfigError(f"--lm-eval={self.lm_eval!r} names no task")
+
+
+def check_staleness(config: TrainConfig) -> None:
+    """The asynchronous knobs apply only with rollout.staleness >= 1, and combine with what they can."""
+    rollout = config.rollout
+    if rollout.staleness == 0:
+        defaults = RolloutConfig()
+        for key in ("staleness_correction", "behaviour_cap", "worker_threads", "worker_device"):
+            if getattr(rollout, key) != getattr(defaults, key):
+                raise ConfigError(f"rollout.{key}={getattr(rollout, key)!r} applies to rollout.staleness >= 1")
+        return
+    if rollout.tis_cap is not None:
+        raise ConfigError(
+            f"rollout.tis_cap={rollout.tis_cap} applies to rollout.staleness=0; with staleness the behaviour log-probs "
+            "are the engine's own, and staleness_correction=decoupled (rollout.behaviour_cap) covers the mismatch"
+        )
+    if config.run.strategy == "fsdp":
+        raise ConfigError("rollout.staleness >= 1 works with run.strategy auto or ddp, not fsdp")
 
 
 def check_suite(key: str, suite: str) -> None:

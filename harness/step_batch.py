@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import torch
 
 from algorithms import dynamic_sampling_filter
-from harness.rollout import Rollouts
+from harness.rollout import Rollouts, SamplingParams, sample_messages
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class StepRollouts:
     rollouts: Rollouts
     answers: list[str]  # [N] the reference answer of each row's problem
     problems: list[str]  # [N] the problem text of each row (the grader refuses a restated question)
+    versions: torch.Tensor | None = None  # [N] long: the policy version that generated each row (async rollouts)
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,40 @@ class GradedRollouts:
     correct: torch.Tensor  # [N] bool
     keep: torch.Tensor  # [N] bool: the rows of the kept groups
     gen_batches: int
+    worker_seconds: float = 0.0  # time the generation batches took to generate and grade
+
+
+def step_seed(seed: int, position: int, rank: int) -> int:
+    """The sampling seed of data position `position` on rank `rank`."""
+    return seed * 7919 + position * 104_729 + rank
+
+
+def collect_step_rollouts(config, task, tokenizer, backend, position: int, rank: int, world: int) -> StepRollouts:
+    """Rank `rank`'s rollouts of data position `position` (the step, or with dynamic sampling one of its
+    generation batches), with each row's reference answer and problem text. The trainer calls it, or with
+    rollout.staleness >= 1 each rank's rollout worker (harness.async_rollout)."""
+    rollout = config.rollout
+    count = rollout.gen_batch_prompts or rollout.prompts_per_step
+    problems = task.train_batch(position, count, config.run.seed)[rank::world]
+    params = SamplingParams(
+        rollout.max_new_tokens,
+        rollout.temperature,
+        rollout.top_p,
+        seed=step_seed(config.run.seed, position, rank),
+        # the sampling log-probs: for truncated importance sampling, and as the behaviour policy's (async)
+        logprobs=rollout.tis_cap is not None or rollout.staleness > 0,
+        raw_logprobs=rollout.staleness > 0,  # the behaviour policy as the trainer scores it (harness.staleness)
+    )
+    rollouts = sample_messages(backend, tokenizer, [p.prompt for p in problems], rollout.group_size, params)
+    rows = rollouts.prompt_index.tolist()  # [N] the problem of each row
+    return StepRollouts(rollouts, [problems[i].answer for i in rows], [problems[i].prompt for i in rows])
+
+
+def grade_step_rollouts(reward_fn, sampled: StepRollouts) -> tuple[torch.Tensor, torch.Tensor]:
+    """(rewards [N], correct [N]) of the rows, graded knowing each row's problem and truncation."""
+    rollouts = sampled.rollouts
+    lengths = rollouts.response_mask.sum(-1)  # [N]
+    return reward_fn(rollouts.texts, sampled.answers, lengths, problems=sampled.problems, truncated=rollouts.truncated)
 
 
 def _pad_to(tensor: torch.Tensor, width: int, value, left: bool) -> torch.Tensor:
@@ -87,6 +122,7 @@ def concat_step_rollouts(parts: list[StepRollouts], pad_id: int) -> StepRollouts
         concat_rollouts([p.rollouts for p in parts], pad_id),
         [a for p in parts for a in p.answers],
         [q for p in parts for q in p.problems],
+        torch.cat([p.versions for p in parts]) if all(p.versions is not None for p in parts) else None,
     )
 
 

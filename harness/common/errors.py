@@ -8,7 +8,8 @@ without a traceback; anything else is a bug and keeps its traceback.
     UserError
     ├── ConfigError    a config file, a flag or a value out of range      (also a ValueError)
     ├── DataError      a data file the project cannot read                (also a ValueError)
-    └── TrackingError  a tracking / study store that cannot be used       (also a RuntimeError)
+    ├── TrackingError  a tracking / study store that cannot be used       (also a RuntimeError)
+    └── WorkerError    a run's helper process (rollout worker) failed     (also a RuntimeError)
 
 The second bases keep `except ValueError` in callers that validate values working.
 """
@@ -36,3 +37,8 @@ def first_line(error: BaseException) -> str:
     """`Type: first line of the message` (at most 300 characters), for one-line reports of a library's error."""
     text = str(error).strip().splitlines()
     return f"{type(error).__name__}: {text[0][:300]}" if text else type(error).__name__
+
+
+class WorkerError(UserError, RuntimeError):
+    """A helper process of a run (a rollout worker) died or failed: one line naming its failure. The run's
+    checkpoints are kept, so `--resume` continues it."""

@@ -9,11 +9,12 @@ import torch
 from algorithms.ce_gppo import CEGPPOLoss
 from harness.logprobs import response_logprobs
 from harness.models import load_model
-from harness.module import RLModule, UpdateBatch
+from harness.module import RLModule
 from harness.rollout import Rollouts, response_mask_from_ids
 from harness.schema import load_train_config
 from harness.tasks import build_task
 from harness.train import TrainingStopped, train
+from harness.update_batch import UpdateBatch
 
 SMALL = {"rollout.prompts_per_step": 8, "algo.mini_batches": 2}
 

@@ -9,11 +9,12 @@ import torch
 
 from harness.logprobs import response_logprobs
 from harness.models import load_model
-from harness.module import RLModule, UpdateBatch
+from harness.module import RLModule
 from harness.rollout import Rollouts, chat_prompt, response_mask_from_ids
 from harness.schema import load_train_config
 from harness.step_batch import StepRollouts, concat_rollouts, first_groups, mixed_groups
 from harness.tasks import build_task
+from harness.update_batch import UpdateBatch
 
 G = 4
 

@@ -100,6 +100,12 @@ def test_every_config_key_is_read_by_the_code(reads, tmp_path, monkeypatch):
                 "run.output_dir": str(tmp_path / "b"),
                 "run.tracking_uri": uri,
                 "warmstart.steps": 0,
+                # asynchronous rollouts (tis_cap is for staleness 0, so they take this run)
+                "rollout.staleness": 1,
+                "rollout.staleness_correction": "decoupled",
+                "rollout.behaviour_cap": 3.0,
+                "rollout.worker_threads": 1,
+                "rollout.worker_device": "cpu",
             },
         )
     )
