@@ -94,8 +94,8 @@ class AsyncRollouts:
         self.rank = rank
         self.staleness = config.rollout.staleness
         self.steps = config.run.steps
-        # The shared weight buffer: a CPU copy of every tensor the policy's state holds.
-        self.shared = {name: t.detach().to("cpu", copy=True).share_memory_() for name, t in policy.state_dict().items()}
+        # The shared weight buffer: a CPU copy of every tensor the policy's state holds (tied weights once).
+        self.shared = shared_copy(policy.state_dict())
         self.lock = ctx.Lock()
         self.published = ctx.Value("q", start_step, lock=False)
         self.started = ctx.Value("q", start_step - 1, lock=False)
@@ -165,7 +165,7 @@ class AsyncRollouts:
         while self.started.value < last_needing:
             self._receive(timeout=POLL_S)  # the worker may be waiting on a full pipe: take its results meanwhile
         with self.lock, torch.no_grad():
-            for name, tensor in policy.state_dict().items():
+            for name, tensor in distinct(policy.state_dict()):
                 self.shared[name].copy_(tensor)
             self.published.value = version
 
@@ -183,6 +183,27 @@ class AsyncRollouts:
             q.cancel_join_thread()
             q.close()
         self.process = None
+
+
+def distinct(state: dict[str, torch.Tensor]) -> list[tuple[str, torch.Tensor]]:
+    """The state's (name, tensor) pairs, each storage once (tied embeddings share one)."""
+    seen, out = set(), []
+    for name, tensor in state.items():
+        if tensor.data_ptr() not in seen:
+            seen.add(tensor.data_ptr())
+            out.append((name, tensor))
+    return out
+
+
+def shared_copy(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A shared-memory CPU copy of the state; tied names map to one shared tensor (pickled once)."""
+    shared, by_storage = {}, {}
+    for name, tensor in state.items():
+        key = tensor.data_ptr()
+        if key not in by_storage:
+            by_storage[key] = tensor.detach().to("cpu", copy=True).share_memory_()
+        shared[name] = by_storage[key]
+    return shared
 
 
 # --------------------------------------------------------------------- the worker process
@@ -244,7 +265,7 @@ class Worker:
         with self.lock, torch.no_grad():
             version = self.published.value
             if version != self.version:
-                for name, tensor in self.model.state_dict().items():
+                for name, tensor in distinct(self.model.state_dict()):
                     tensor.copy_(self.shared[name])
                 self.backend.sync_weights(self.model)
                 self.version = version
