@@ -220,7 +220,9 @@ def build_parser() -> OneLineParser:
 
     table1 = commands.add_parser("table1", help=table1_command.__doc__, parents=[common])
     table1.add_argument("--profile", help="tiny (CPU, default without a GPU), smol (SmolLM2, CPU), paper (GPU default)")
-    table1.add_argument("--rows", default="table1", help="also: table2, entropy, betas, switch, all, or row labels")
+    table1.add_argument(
+        "--rows", default="table1", help="also: table2, entropy, betas, switch, all (those), staleness, or row labels"
+    )
     table1.add_argument("--seeds", type=int, help="paired seeds per row (default: the profile's; tiny 5)")
     table1.add_argument("--steps", type=int, help="RL steps per run (default: the profile's; tiny 600)")
     table1.add_argument(

@@ -36,7 +36,7 @@ from harness.common.files import (
 )
 from harness.common.uris import redact
 from harness.dataclass_config import to_dict
-from harness.schema import RESUMABLE_KEYS, TrainConfig
+from harness.schema import RESUMABLE_KEYS, TrainConfig, without_later_defaults
 from harness.tracking import flatten
 
 
@@ -128,7 +128,8 @@ class RunDirectory:
             saved = flatten(_masked(yaml.safe_load(self.config_file.read_text(encoding="utf-8")) or {}))
         except (yaml.YAMLError, UnicodeDecodeError, AttributeError):
             raise ConfigError(f"--resume: {self.config_file} is damaged (not the YAML this run wrote)") from None
-        new = flatten(shown_config(config))
+        # a run saved before a key existed ran with its default (schema.LATER_KEYS)
+        saved, new = without_later_defaults(saved), without_later_defaults(flatten(shown_config(config)))
         changed = [
             f"{key}: {saved.get(key)!r} -> {new.get(key)!r}"
             for key in sorted(set(saved) | set(new))

@@ -75,6 +75,24 @@ RESUMABLE_KEYS = (
     "rollout.worker_device",
 )
 
+# Keys the config gained after runs, sweep studies and Table 1 stores existed. Identities (Table 1's job
+# hash, a study's base fingerprint, the resume check) leave them out while they hold their default, so
+# that what was recorded before them still matches; a value that differs from the default counts.
+LATER_KEYS = (
+    "rollout.staleness",
+    "rollout.staleness_correction",
+    "rollout.behaviour_cap",
+    "rollout.worker_threads",
+    "rollout.worker_device",
+)
+
+
+def without_later_defaults(flat: dict[str, Any]) -> dict[str, Any]:
+    """A flattened config without the LATER_KEYS that hold their default."""
+    defaults = RolloutConfig()
+    at_default = {key for key in LATER_KEYS if flat.get(key, None) == getattr(defaults, key.removeprefix("rollout."))}
+    return {key: value for key, value in flat.items() if key not in at_default}
+
 
 @dataclass(frozen=True)
 class ModelConfig:

@@ -5,7 +5,8 @@
     harness leaderboard --since 2026-12-01 --output-dir runs/leaderboard
 
 A group is one algorithm with one set of hyper-parameters on one model for one number of steps
-(the run params `loss.*`, `model.name`, `run.steps`); its runs are its seeds. Columns: for every
+(the run params `loss.*`, `model.name`, `run.steps`, and `rollout.staleness` where it is not 0: a
+synchronous run groups with those logged before the knob existed); its runs are its seeds. Columns: for every
 benchmark an evaluation of the group's runs was tagged with (`harness eval --model <run dir>`
 records the training run), avg@k in percent with the standard error (the runs' errors pooled)
 and the spread over seeds (math: lenient, with the strict-mode avg@k beside it); Avg is the mean of
@@ -74,8 +75,10 @@ class Filters:
 def _label(params: dict[str, str]) -> str:
     loss = {k.removeprefix("loss."): v for k, v in params.items() if k.startswith("loss.") and k != "loss.name"}
     inner = ", ".join(f"{k}={v}" for k, v in sorted(loss.items()))
+    stale = f" · staleness {params['rollout.staleness']}" if "rollout.staleness" in params else ""
     return (
         f"{params.get('loss.name', '?')}({inner}) · {params.get('model.name', '?')} · {params.get('run.steps')} steps"
+        + stale
     )
 
 
@@ -148,6 +151,8 @@ def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[li
     for run in runs:
         params = run.data.params
         key = tuple(sorted((k, v) for k, v in params.items() if k.startswith("loss.") or k in GROUP_PARAMS))
+        if params.get("rollout.staleness", "0") != "0":  # asynchronous runs apart; synchronous ones as before
+            key += (("rollout.staleness", params["rollout.staleness"]),)
         groups.setdefault(key + (("source", _source(run)),), []).append(run)
     rows, extra, members_of = [], {"source": {}, "held-out gain": {}}, {}
     for key, members in groups.items():

@@ -1,6 +1,6 @@
 """What `harness table1` trains and evaluates: the rows of the paper's tables and the profiles.
 
-Rows (label -> loss section), in groups that `--rows` selects:
+Rows (label -> loss section), in groups that `--rows` selects (`all`: every group but staleness):
 
     table1   base (the starting policy, evaluated only), GRPO, DAPO, CE-GPPO(0.5,1), CE-GPPO(0.75,1)
     table2   CISPO, GSPO
@@ -9,11 +9,19 @@ Rows (label -> loss section), in groups that `--rows` selects:
     betas    CE-GPPO at (0.5,0.5), (0.5,0.75), (0,1), (0.25,1), (1,1): with table1's two, both axes
              of the paper's beta grid through (0.5, 1)
     switch   CE-GPPO(0->0.5): beta1 0 until half-way, then 0.5 (the paper's stage switch, Figure 6)
+    staleness  GRPO K=1, GRPO K=4, CE-GPPO(0.5,1) K=1, CE-GPPO(0.5,1) K=4: asynchronous rollouts
+             (rollout.staleness K, see harness.async_rollout) against table1's GRPO and CE-GPPO(0.5,1),
+             which are the K=0 rows; on the same seeds, reported in the Staleness section
 
 Every trained row uses the profile's config and differs only in its loss section (DAPO is its
 loss, clip-higher with token-mean; dynamic sampling and overlong shaping stay as the profile sets
-them for every row). Profiles say what the table is evaluated on: `tiny` the arithmetic held-out
-split the tiny model is trained for, `smol` and `paper` the five math benchmarks of Table 1.
+them for every row) and in its `train_overrides`, dotted config keys on top of the profile's (the
+staleness rows' rollout.staleness; every other row has none). The overrides are part of the
+resolved config, so of the row's hash (harness.reports.table1.train_hash).
+The staleness rows need a profile whose strategy is auto or ddp (tiny, smol), not fsdp (paper).
+
+Profiles say what the table is evaluated on: `tiny` the arithmetic held-out split the tiny model
+is trained for, `smol` and `paper` the five math benchmarks of Table 1.
 """
 
 from __future__ import annotations
@@ -34,6 +42,12 @@ class Row:
     label: str
     group: str
     loss: dict | None  # None: the base model, evaluated without training
+    train_overrides: dict = field(default_factory=dict)  # dotted config keys on top of the profile's
+
+    @property
+    def staleness(self) -> int:
+        """rollout.staleness K of the row's training (0: synchronous, the profile's default)."""
+        return int(self.train_overrides.get("rollout.staleness", 0))
 
     def loss_at(self, steps: int) -> dict | None:
         """The loss section; the stage switch happens half-way through the run."""
@@ -67,17 +81,24 @@ ROWS = (
     Row("CE-GPPO(0.25,1)", "betas", _ce(0.25, 1.0)),
     Row("CE-GPPO(1,1)", "betas", _ce(1.0, 1.0)),
     Row("CE-GPPO(0->0.5)", "switch", {**_ce(0.0, 1.0), "schedule": {"kind": "switch", "beta1": 0.5}}),
+    *(
+        Row(f"{label} K={k}", "staleness", dict(loss), {"rollout.staleness": k})
+        for label, loss in (("GRPO", {"name": "grpo"}), ("CE-GPPO(0.5,1)", _ce(0.5, 1.0)))
+        for k in (1, 4)
+    ),
 )
-GROUPS = ("table1", "table2", "entropy", "betas", "switch")
+PAPER_GROUPS = ("table1", "table2", "entropy", "betas", "switch")  # `all`: the paper's tables and ablations
+GROUPS = (*PAPER_GROUPS, "staleness")
 
 
 def select_rows(spec: str) -> list[Row]:
-    """`table1` (always included), plus groups or labels, comma-separated; `all` for everything.
-    Commas inside a label's parentheses belong to the label: `betas,CE-GPPO(0.5,0.5)` is two parts."""
+    """`table1` (always included), plus groups or labels, comma-separated; `all` for the paper's groups
+    (every group but staleness, which is named: `all,staleness` is everything; it cannot run on the fsdp
+    profiles). Commas inside a label's parentheses belong to the label: `betas,CE-GPPO(0.5,0.5)` is two parts."""
     wanted = {"table1"}
     for part in (p.strip() for p in re.split(r",(?![^()]*\))", spec)):
         if part == "all":
-            wanted.update(GROUPS)
+            wanted.update(PAPER_GROUPS)
         elif part in GROUPS or any(r.label == part for r in ROWS):
             wanted.add(part)
         else:

@@ -7,10 +7,12 @@ eval/samples.jsonl: per-problem scores) by their table.* tags. It writes into th
     table1.md      the table (our rows; on the paper profile the paper's numbers under them; each
                    math cell lenient with strict beside it), the grader audit's line, the
                    differences to the baseline row with their intervals, the smallest difference
-                   the budget detects, the claims section (accuracy claims Holm-adjusted) and the
-                   figures, as a Markdown page; above the table, every row and seed that is
-                   missing, with the failed job's error and log
-    table1.csv     every cell as mean / se / sd, the stability figures, then the differences
+                   the budget detects, with staleness rows (`--rows staleness`) the Staleness
+                   section (harness.reports.staleness), the claims section (accuracy claims
+                   Holm-adjusted) and the figures, as a Markdown page; above the table, every
+                   row and seed that is missing, with the failed job's error and log
+    table1.csv     every cell as mean / se / sd, the stability figures, then the differences (and
+                   the Staleness section's figures and differences to K=0)
     table1.html    one static page (table, differences, claims, figures embedded), no network needed
     scores.json    the per-problem scores of every row and seed (what `harness plan` measures from)
     figures/       the PNGs
@@ -44,6 +46,7 @@ from harness.reports.html import html_page
 from harness.reports.paper import paper_rows
 from harness.reports.plan import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Row, TableProfile
 from harness.reports.recipe_audit import RECIPE_PROFILES, audit_html, audit_markdown
+from harness.reports.staleness import staleness_csv, staleness_html, staleness_lines, staleness_markdown
 from harness.reports.table import SeedResult, build_table, to_csv, to_markdown
 from harness.tracking import RetryingClient, tagged_runs, tracked_run
 
@@ -156,6 +159,7 @@ def build_report(
     verdicts = [*accuracy, *check_claims(figures_by_row)]
     notes: list[str] = []
     figures = paper_figures(histories, root / "figures", heldout, notes)
+    stale = staleness_lines(rows, histories, ordered, table, benchmarks)  # [] without a K >= 1 row
     paper = paper_rows(profile.paper_model) if profile.paper_model else None
     missing = [
         f"{r.label} seed {s}: {(failed or {}).get((r.label, s), 'no finished run in MLflow')}"
@@ -177,6 +181,8 @@ def build_report(
         markdown += [*(f"- {line}" for line in missing), ""]
     markdown += [to_markdown(table, benchmarks, paper), ""]
     markdown += [differences_markdown(comparisons, benchmarks, baseline, why), ""] + ([budget, ""] if budget else [])
+    if stale:
+        markdown += [staleness_markdown(stale), ""]
     recipe = profile.train_profile in RECIPE_PROFILES  # the paper profiles carry their recipe audit
     if recipe:
         markdown += [audit_markdown(profile.train_profile), ""]
@@ -185,7 +191,8 @@ def build_report(
     markdown += ["## Figures", "", *(f"![{p.stem}](figures/{p.name})" for p in figures), *notes]
     # atomic: a report killed half-way leaves the previous one whole
     atomic_write_text(root / "table1.md", "\n".join(markdown) + "\n")
-    atomic_write_text(root / "table1.csv", to_csv(table, benchmarks, csv_columns(comparisons, benchmarks, baseline)))
+    extra = {**csv_columns(comparisons, benchmarks, baseline), **staleness_csv(stale)}
+    atomic_write_text(root / "table1.csv", to_csv(table, benchmarks, extra))
     page = html_page(
         title,
         setup,
@@ -198,6 +205,7 @@ def build_report(
         audit=audit,
         sections=[
             differences_html(comparisons, benchmarks, baseline, why),
+            *([staleness_html(stale)] if stale else []),
             *([audit_html(profile.train_profile)] if recipe else []),
         ],
         notes=[budget] if budget else [],
@@ -215,6 +223,8 @@ def build_report(
     log("\n" + differences_markdown(comparisons, benchmarks, baseline, why).replace("### ", ""))
     if budget:
         log(budget)
+    if stale:
+        log("\n" + staleness_markdown(stale).replace("## ", ""))
     log(audit)
     log("\nclaims:\n" + claims_note + "\n" + "\n".join(v.line().replace("**", "") for v in verdicts))
     log(f"\nreport: {root / 'table1.md'}, {root / 'table1.csv'}, {root / 'table1.html'}; figures in {root / 'figures'}")
@@ -225,4 +235,5 @@ def build_report(
         "outputs": outputs,
         "missing": missing,
         "differences": comparisons,
+        "staleness": stale,
     }

@@ -39,7 +39,7 @@ from harness.dataclass_config import build_config, to_dict
 from harness.reports.folder import output_folder
 from harness.reports.jobs import JobFailed, Progress, Runner, Stopped, new_log
 from harness.reports.plan import EVAL_EXPERIMENT, TABLE_PROFILES, TRAIN_EXPERIMENT, Row, TableProfile, config_hash
-from harness.schema import EvalConfig, TrainConfig, load_train_config
+from harness.schema import EvalConfig, TrainConfig, load_train_config, without_later_defaults
 
 CHILD = [sys.executable, "-m", "harness.reports.child"]  # + train/eval and their flags
 IGNORED_IN_HASH = ("run.output_dir", "run.tracking_uri", "run.experiment", "run.run_name", "run.threads", "run.tags")
@@ -52,10 +52,11 @@ class Job:
 
 
 def train_config(profile: TableProfile, job: Job, steps: int | None, root: Path, uri: str) -> TrainConfig:
-    """The resolved training config of a job (row loss and seed on the profile)."""
+    """The resolved training config of a job (row loss, row overrides and seed on the profile)."""
     overrides = dict(profile.train_overrides)
     if steps is not None:
         overrides["run.steps"] = steps
+    overrides.update(job.row.train_overrides)
     base = load_train_config(profile.train_profile, None, overrides)
     # a checkpoint at least every quarter of the run, so that a killed invocation loses little
     overrides["run.checkpoint_every"] = max(1, min(base.run.checkpoint_every, base.run.steps // 4))
@@ -68,6 +69,8 @@ def train_config(profile: TableProfile, job: Job, steps: int | None, root: Path,
     config = load_train_config(profile.train_profile, None, overrides)
     key = train_hash(config)
     tags = {"table.profile": profile.name, "table.row": job.row.label, "table.seed": str(job.seed), "table.hash": key}
+    if job.row.train_overrides:  # rows without overrides keep their tags as they were
+        tags["table.overrides"] = json.dumps(job.row.train_overrides, sort_keys=True)
     folder = root / "runs" / f"{_slug(job.row.label)}-seed{job.seed}-{key}"
     return load_train_config(
         profile.train_profile, None, {**overrides, "run.output_dir": str(folder), "run.tags": tags}
@@ -75,9 +78,13 @@ def train_config(profile: TableProfile, job: Job, steps: int | None, root: Path,
 
 
 def train_hash(config: TrainConfig) -> str:
+    """The hash of what decides a training's result: the resolved config without IGNORED_IN_HASH, and
+    without the keys added since stores existed while at their default (schema.LATER_KEYS: a row that
+    sets one, e.g. rollout.staleness, hashes anew)."""
     from harness.tracking import flatten
 
-    return config_hash({k: v for k, v in flatten(to_dict(config)).items() if k not in IGNORED_IN_HASH})
+    flat = without_later_defaults(flatten(to_dict(config)))
+    return config_hash({k: v for k, v in flat.items() if k not in IGNORED_IN_HASH})
 
 
 def _slug(label: str) -> str:
@@ -252,7 +259,10 @@ def reproduce(
         plan = [Job(row, seed) for row in rows for seed in seed_list]
         for job in plan:  # every config is checked before anything runs
             if job.row.loss is not None:
-                train_config(profile, job, steps, root, uri)
+                try:
+                    train_config(profile, job, steps, root, uri)
+                except ConfigError as error:
+                    raise ConfigError(f"row {job.row.label} on the {profile.name} profile: {error}") from None
         # more threads than jobs would only wait; --jobs 1000 is not an error, just more than can be used
         workers = min(jobs or os.cpu_count() or 1, len(plan))
         capped = f" (--jobs {jobs} capped to the number of jobs)" if jobs and jobs > len(plan) else ""

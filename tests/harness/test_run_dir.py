@@ -76,6 +76,35 @@ def test_resume_may_change_only_the_documented_keys(tmp_path):
         run_dir.check_resumable(same, 600)
 
 
+def test_a_run_saved_before_a_later_key_existed_resumes_at_its_default(tmp_path):
+    import yaml
+
+    from harness.schema import LATER_KEYS
+
+    run_dir = RunDirectory(tmp_path)
+    config = config_for(tmp_path, **{"run.tracking_uri": "sqlite:///a.db"})
+    run_dir.write_config(config)
+    run_dir.write_state("sqlite:///a.db", "e", "abc")
+    saved = yaml.safe_load(run_dir.config_file.read_text())
+    for key in LATER_KEYS:  # what a run written before them holds: no such keys
+        section, name = key.split(".")
+        del saved[section][name]
+    run_dir.config_file.write_text(yaml.safe_dump(saved))
+    run_dir.check_resumable(config, steps_done=5)
+    with pytest.raises(ConfigError, match=r"rollout.staleness: None -> 1"):
+        run_dir.check_resumable(
+            config_for(tmp_path, **{"run.tracking_uri": "sqlite:///a.db", "rollout.staleness": 1}), 5
+        )
+
+
+def test_a_sweep_study_keeps_its_fingerprint_from_before_the_later_keys():
+    from sweeps.config import load_sweep_config
+
+    # the default study's fingerprint as the code before rollout.staleness computed it (commit d9631ab)
+    assert load_sweep_config(None, {}, {}).base_fingerprint()[0] == "e8359e58d2cf470a"
+    assert load_sweep_config(None, {}, {"rollout.staleness": 1}).base_fingerprint()[0] != "e8359e58d2cf470a"
+
+
 def test_resume_without_the_runs_config_or_with_a_damaged_one_is_refused(tmp_path):
     run_dir = RunDirectory(tmp_path)
     config = config_for(tmp_path)

@@ -1,28 +1,47 @@
-"""Benchmark: one RL step of our `RLModule` against TRL's `GRPOTrainer` at identical settings, side by side.
+"""Benchmark: one RL step of our `RLModule` (synchronous, and asynchronous at rollout.staleness K = 1)
+against TRL's `GRPOTrainer` at identical settings, side by side.
 
     make perf
-    .venv/bin/python tests/perf/bench_train_step.py [--steps 3] [--threads 1] [--models smol tiny-random]
+    .venv/bin/python tests/perf/bench_train_step.py [--steps 3] [--threads-total 2] [--async-split 1+1]
+        [--models smol tiny-random] [--frameworks ours ours-async trl] [--no-tiny-profile]
 
 For each model (SmolLM2-135M-Instruct, and a tiny random Llama using SmolLM2's tokenizer) and each
-framework (ours, TRL) one training run: 1 warm-up step, then `--steps` timed steps. Both sides get
-the same model weights and tokenizer, the same prompts in the same order (arithmetic level 1,
-natural style, chat-formatted through the tokenizer's template), group size, temperature 1.0, top-p
-1.0, no top-k, max_new_tokens, the DAPO loss (clip 0.2 / 0.28, token-mean over the batch), one
-optimizer update per rollout batch (ours: mini_batches=1, ppo_epochs=1; TRL: num_iterations=1,
-steps_per_generation=1), no KL / reference model, float32, no gradient checkpointing, and the same
-reward (`benchmarks.grading.grade_math_batch`). Our built-in `tiny` profile (char-level model,
-64 prompts x 8, 8 mini-batches) runs as an extra row without a TRL counterpart.
+framework one training run: `--warmup` warm-up steps (at least 1), then `--steps` timed steps (ours
+at K = 1 runs K more warm-up steps and K drain steps at the end, untimed: see `untimed_steps`). The
+frameworks: TRL; ours at K = 0 (roll out, then update); ours at K = 1 (`ours-async`: a rollout
+worker process generates the next step's batch while the trainer updates; staleness_correction
+decoupled, its default). Every side gets the same model weights and tokenizer, the same prompts in
+the same order (arithmetic level 1, natural style, chat-formatted through the tokenizer's template),
+group size, temperature 1.0, top-p 1.0, no top-k, max_new_tokens, the DAPO loss (clip 0.2 / 0.28,
+token-mean over the batch), one optimizer update per rollout batch (ours: mini_batches=1,
+ppo_epochs=1; TRL: num_iterations=1, steps_per_generation=1), no KL / reference model, float32, no
+gradient checkpointing, and the same reward (`benchmarks.grading.grade_math_batch`). K = 1 trains on
+rollouts one update old, so it is not the same algorithm: the comparison is of time per step. Our
+built-in `tiny` profile (char-level model, 64 prompts x 8, 8 mini-batches) runs as extra rows, K = 0
+and K = 1, without a TRL counterpart; their steps per second and ratio are printed.
 
-Printed per run (means over the timed steps): s/step (wall) and CPU s/step (process CPU time, all threads), the split
-rollout / reward / update (update = the rest of the step: old log-probs, forward, backward,
-optimizer, bookkeeping), mean generated length, truncated fraction, rollout tokens/s (generated
-tokens / rollout s), update tokens/s (prompt + response tokens of the update / update s), RSS at the
-first step and peak RSS of the process, then ratios ours / TRL. Both sides stop at EOS, so a step's
-cost depends on the sampled lengths: compare tokens/s as well as s/step. Figures, not a test.
-On a shared machine with other jobs on the cores, `--threads 1` gives steadier figures.
+Threads: every run gets the same budget, `--threads-total` (default 2), split as each design needs:
+TRL and ours K = 0 run that many torch threads; ours K = 1 gives run.threads to the trainer and
+rollout.worker_threads to the worker, by default (total - 1) + 1; `--async-split T+W` overrides it.
+(`--threads` is the old name of `--threads-total`; it used to default to 1.)
 
-Each run is its own subprocess (`--one FRAMEWORK MODEL`) so that peak RSS (from `os.wait4`) and
-caches do not leak from one run into the next.
+Printed per run (means over the timed steps): s/step (wall, from one step's end to the next's; at
+K = 1 the time to the first step's end, spawning the worker and waiting for batch 0, is printed
+apart), CPU s/step (the run's whole process tree: the trainer's threads and the worker), the
+split rollout / worker / reward / update (update = the rest of the step: old log-probs, forward,
+backward, optimizer, bookkeeping; at K = 1 rollout = the trainer's wait for its batch and worker =
+the worker's generation + grading of a batch, which overlaps the update), mean generated length,
+truncated fraction, rollout tokens/s (generated tokens / generation s; K = 1: / worker s), update
+tokens/s (prompt + response tokens of the update / update s), the trainer's RSS at the first step
+and peak RSS (the run process's high-water mark, plus the worker's at K = 1: an upper bound on the
+pair's combined peak, see train_step_figures.py), then ratios ours / TRL (target <= 1), ours K = 1
+/ TRL (target <= 0.67) and ours K = 1 / ours K = 0, and the tiny profile's steps/s at K = 0 and
+K = 1. Every side stops at EOS, so a step's cost depends on the sampled lengths: compare tokens/s as
+well as s/step. Figures, not a test. On a machine whose cores other jobs share, threads stall each
+other: compare runs made at a quiet moment.
+
+Each run is its own subprocess (`--one FRAMEWORK MODEL`) so that peak RSS and caches do not leak
+from one run into the next; the measurements inside a run and the tables live in train_step_figures.py.
 """
 
 from __future__ import annotations
@@ -31,7 +50,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,8 +63,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HARNESS_CACHE", str(ROOT / ".cache"))
 
+from train_step_figures import FRAMEWORK_LABEL, boundary, memory_and_children, print_table, summarise  # noqa: E402
+
 SMOL = "smollm2-135m-instruct"
 MODELS = ("smol", "tiny-random")
+FRAMEWORKS = ("ours", "ours-async", "trl")  # ours at rollout.staleness 0, ours at rollout.staleness K, TRL
 SEED = 0
 
 
@@ -61,6 +82,35 @@ def build_tiny_random(path: Path) -> None:
 
     _, tokenizer = load_model(SMOL)
     build_tiny(path, seed=SEED, tokenizer=tokenizer)
+
+
+def async_split(args) -> tuple[int, int]:
+    """(trainer threads, worker threads) of ours at K >= 1: --async-split, else (total - 1) + 1."""
+    if args.async_split:
+        trainer, worker = (int(part) for part in args.async_split.split("+"))
+        return trainer, worker
+    return args.threads_total - 1, 1
+
+
+def thread_plan(framework: str, args) -> tuple[int, int | None]:
+    """(torch threads of the run process, the rollout worker's or None) of one framework's run."""
+    return async_split(args) if framework == "ours-async" else (args.threads_total, None)
+
+
+def untimed_steps(framework: str, args) -> tuple[int, int]:
+    """(steps before the timed ones, steps after them) of a run. At K >= 1: --warmup, then K more
+    (their batches were generated during the first step, the longest, so their waits are short),
+    and K drain steps at the end (no batch is left to generate ahead: the worker idles)."""
+    k = args.staleness if framework == "ours-async" else 0
+    return args.warmup + k, k
+
+
+def describe_threads(args) -> str:
+    trainer, worker = async_split(args)
+    return (
+        f"thread budget {args.threads_total} a run: TRL {args.threads_total} torch threads, ours K=0 run.threads "
+        f"{args.threads_total}, ours K={args.staleness} run.threads {trainer} + rollout.worker_threads {worker}"
+    )
 
 
 def matched_overrides(args, steps: int) -> dict:
@@ -89,7 +139,7 @@ def matched_overrides(args, steps: int) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- one run: ours
-def run_ours(model: str, args) -> dict:
+def run_ours(model: str, args, staleness: int) -> dict:
     import lightning as L
     import psutil
     import torch
@@ -100,9 +150,14 @@ def run_ours(model: str, args) -> dict:
     from harness.tasks import build_task
     from harness.train import make_trainer
 
-    steps = args.warmup + args.steps
+    framework = "ours-async" if staleness else "ours"
+    head, tail = untimed_steps(framework, args)
+    steps = head + args.steps + tail
+    trainer_threads, worker_threads = thread_plan(framework, args)
     # No checkpoint inside the timed steps (a real run writes one every run.checkpoint_every steps).
-    run = {"run.threads": args.threads, "run.checkpoint_every": 10**9, "run.rollout_samples": 0}
+    run = {"run.threads": trainer_threads, "run.checkpoint_every": 10**9, "run.rollout_samples": 0}
+    if staleness:
+        run.update({"rollout.staleness": staleness, "rollout.worker_threads": worker_threads})
     if model == "tiny-profile":
         overrides = {"loss": args.loss, "warmstart.steps": 0, "run.steps": steps, "run.seed": SEED}
         config = load_train_config("tiny", None, {**overrides, **run})
@@ -115,6 +170,7 @@ def run_ours(model: str, args) -> dict:
     task = build_task(config.task)
     module = RLModule(config, policy, tokenizer, task)
     load_s = time.perf_counter() - t0
+    weights_mb = sum(t.numel() * t.element_size() for t in policy.state_dict().values()) / 2**20
 
     timer = {"reward": 0.0, "old_logp": 0.0}
 
@@ -128,45 +184,57 @@ def run_ours(model: str, args) -> dict:
 
         return wrapper
 
-    # Instrumentation only: the same callables, timed.
+    # Instrumentation only: the same callables, timed (at K >= 1 the worker grades with its own).
     module.reward_fn = timed("reward", module.reward_fn)
     module.logprobs = timed("old_logp", module.logprobs)  # behaviour (and reference) log-probs
     records: list[dict] = []
+    marks: dict = {}
 
     class StepTimer(L.Callback):
+        def on_train_start(self, trainer, pl_module):  # before the module's, which spawns the worker
+            marks["train_start"] = boundary()
+
         def on_train_batch_start(self, trainer, pl_module, batch, batch_idx):
             timer.update(reward=0.0, old_logp=0.0, threads=torch.get_num_threads())
             timer["rss_start_mb"] = psutil.Process().memory_info().rss / 2**20
-            timer["cpu"] = time.process_time()
-            timer["start"] = time.perf_counter()
+            timer["start"] = boundary()
 
         def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
-            seconds = time.perf_counter() - timer["start"]
-            cpu = time.process_time() - timer["cpu"]
+            end = boundary()
             h = pl_module.history[-1]
             n_seqs = config.rollout.prompts_per_step * config.rollout.group_size
-            records.append(
-                {
-                    "seconds": seconds,
-                    "cpu_s": cpu,
-                    "rollout_s": h["rollout_seconds"],
-                    "reward_s": timer["reward"],
-                    "old_logp_s": timer["old_logp"],
-                    "harness_update_s": h["update_seconds"],
-                    "rollout_tokens": h["rollout_tokens"],
-                    "update_tokens": h["update_tokens"],
-                    "sequences": n_seqs,
-                    "truncated_frac": h["truncated_frac"],
-                    "threads": timer["threads"],
-                    "rss_start_mb": timer["rss_start_mb"],
-                }
-            )
+            record = {
+                "start": timer["start"],
+                "end": end,
+                # rollout_seconds covers generation and grading at K = 0, the wait for the batch at K >= 1
+                "rollout_s": h["rollout_seconds"] - timer["reward"],
+                "reward_s": timer["reward"],
+                "old_logp_s": timer["old_logp"],
+                "harness_update_s": h["update_seconds"],
+                "rollout_tokens": h["rollout_tokens"],
+                "update_tokens": h["update_tokens"],
+                "sequences": n_seqs,
+                "truncated_frac": h["truncated_frac"],
+                "threads": timer["threads"],
+                "rss_start_mb": timer["rss_start_mb"],
+            }
+            if staleness:
+                record.update(worker_s=h["worker_seconds"], staleness_mean=h["staleness_mean"])
+            records.append(record)
 
     with tempfile.TemporaryDirectory(dir=args.workdir) as out:
         trainer = make_trainer(config, Path(out), logger=False)
         trainer.callbacks.append(StepTimer())
         trainer.fit(module)
-    return {"load_s": load_s, "records": records}
+        module.close_rollout_worker()  # done by on_train_end already; joined, so getrusage counts it
+    return {
+        "load_s": load_s,
+        "records": records,
+        "weights_mb": weights_mb,
+        "worker_threads": worker_threads,
+        **marks,
+        **memory_and_children(),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- one run: TRL
@@ -275,16 +343,13 @@ def run_trl(model: str, args) -> dict:
             timer.clear()
             timer["threads"] = torch.get_num_threads()
             timer["rss_start_mb"] = psutil.Process().memory_info().rss / 2**20
-            timer["cpu"] = time.process_time()
-            timer["start"] = time.perf_counter()
+            timer["start"] = boundary()
 
         def on_step_end(self, a, state, control, **kwargs):
-            seconds = time.perf_counter() - timer["start"]
-            cpu = time.process_time() - timer["cpu"]
             records.append(
                 {
-                    "seconds": seconds,
-                    "cpu_s": cpu,
+                    "start": timer["start"],
+                    "end": boundary(),
                     "rollout_s": timer["rollout"],
                     "reward_s": timer["reward"],
                     "score_other_s": timer["score"] - timer["rollout"] - timer["reward"],
@@ -305,139 +370,93 @@ def run_trl(model: str, args) -> dict:
         processing_class=tokenizer,
         callbacks=[StepTimer()],
     )
-    torch.set_num_threads(args.threads)  # after Accelerate's set-up, which may change it
+    torch.set_num_threads(args.threads_total)  # after Accelerate's set-up, which may change it
     trainer.train()
-    return {"load_s": load_s, "records": records, "same_prompt_ids": list(ours_ids) == list(trl_ids)}
+    return {
+        "load_s": load_s,
+        "records": records,
+        "same_prompt_ids": list(ours_ids) == list(trl_ids),
+        **memory_and_children(),
+    }
 
 
 def run_one(framework: str, model: str, args) -> None:
     import torch
 
-    torch.set_num_threads(args.threads)
+    torch.set_num_threads(thread_plan(framework, args)[0])
     if model == "tiny-random" and not (Path(model_path(model, args)) / "config.json").is_file():
         build_tiny_random(Path(model_path(model, args)))
     if framework == "prep":
         return
-    result = run_ours(model, args) if framework == "ours" else run_trl(model, args)
+    if framework == "trl":
+        result = run_trl(model, args)
+    else:
+        result = run_ours(model, args, args.staleness if framework == "ours-async" else 0)
     Path(args.result).write_text(json.dumps(result))
 
 
 # ---------------------------------------------------------------------------------------------- the parent
 def child(framework: str, model: str, args, workdir: str) -> dict | None:
-    """Run one configuration in a fresh process; returns its figures plus its peak RSS."""
+    """Run one configuration in a fresh process; returns its figures."""
     result = Path(workdir) / f"{framework}-{model}.json"
     log = Path(workdir) / f"{framework}-{model}.log"
     cmd = [sys.executable, __file__, "--one", framework, model, "--result", str(result), "--workdir", workdir]
-    for name in ("steps", "warmup", "threads", "prompts", "group", "max_new_tokens", "loss", "lr"):
+    names = ("steps", "warmup", "threads_total", "staleness", "prompts", "group", "max_new_tokens", "loss", "lr")
+    for name in names:
         cmd += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    if args.async_split:
+        cmd += ["--async-split", args.async_split]
     if args.trl_gradient_checkpointing:
         cmd.append("--trl-gradient-checkpointing")
     start = time.perf_counter()
     with log.open("w") as sink:
-        proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        code = subprocess.run(cmd, stdout=sink, stderr=subprocess.STDOUT).returncode
     wall = time.perf_counter() - start
-    if proc.returncode != 0:
+    if code != 0:
         tail = "\n".join(log.read_text().splitlines()[-30:])
-        print(f"[{framework} {model}] failed (exit {proc.returncode}); last lines of {log}:\n{tail}", file=sys.stderr)
+        print(f"[{framework} {model}] failed (exit {code}); last lines of {log}:\n{tail}", file=sys.stderr)
         return None
     if framework == "prep":
         return {}
     out = json.loads(result.read_text())
-    out["peak_rss_mb"] = usage.ru_maxrss / 1024  # KiB on Linux
     out["wall_s"] = wall
     return out
 
 
-def summarise(run: dict, warmup: int) -> dict:
-    recs = run["records"][warmup:]
-    s = {
-        "steps": len(recs),
-        "s_step": statistics.fmean(r["seconds"] for r in recs),
-        "cpu_step": statistics.fmean(r["cpu_s"] for r in recs),
-        "rollout_s": statistics.fmean(r["rollout_s"] for r in recs),
-        "reward_s": statistics.fmean(r["reward_s"] for r in recs),
-        "gen_len": sum(r["rollout_tokens"] for r in recs) / sum(r["sequences"] for r in recs),
-        "truncated": statistics.fmean(r["truncated_frac"] for r in recs),
-        "peak_rss_mb": run["peak_rss_mb"],
-        "rss_start_mb": run["records"][0]["rss_start_mb"],
-        "threads": sorted({r["threads"] for r in recs}),
-    }
-    update_s = [r["seconds"] - r["rollout_s"] - r["reward_s"] for r in recs]
-    s["update_s"] = statistics.fmean(update_s)
-    s["rollout_tps"] = sum(r["rollout_tokens"] for r in recs) / sum(r["rollout_s"] for r in recs)
-    s["update_tps"] = sum(r["update_tokens"] for r in recs) / sum(update_s)
-    s["update_tokens"] = statistics.fmean(r["update_tokens"] for r in recs)
-    if "old_logp_s" in recs[0]:
-        s["old_logp_s"] = statistics.fmean(r["old_logp_s"] for r in recs)
-        s["fwd_bwd_opt_s"] = statistics.fmean(r["harness_update_s"] - r["old_logp_s"] for r in recs)
-    if "score_other_s" in recs[0]:
-        s["score_other_s"] = statistics.fmean(r["score_other_s"] for r in recs)
-    return s
-
-
-def print_table(rows: list[tuple[str, str, dict]], args) -> None:
-    head = (
-        f"{'model':<12} {'framework':<9} {'s/step':>7} {'cpu s':>6} {'rollout s':>9} {'reward s':>8} {'update s':>8} "
-        f"{'gen len':>7} {'trunc':>5} {'upd tok':>7} {'rollout tok/s':>13} {'update tok/s':>12} "
-        f"{'RSS@start':>9} {'peak RSS MB':>11}"
-    )
-    print(head)
-    print("-" * len(head))
-    for model, framework, s in rows:
-        print(
-            f"{model:<12} {framework:<9} {s['s_step']:7.2f} {s['cpu_step']:6.2f} {s['rollout_s']:9.2f} "
-            f"{s['reward_s']:8.3f} "
-            f"{s['update_s']:8.2f} {s['gen_len']:7.1f} {s['truncated']:5.2f} {s['update_tokens']:7.0f} "
-            f"{s['rollout_tps']:13.1f} {s['update_tps']:12.1f} {s['rss_start_mb']:9.0f} {s['peak_rss_mb']:11.0f}"
+def done_line(model: str, framework: str, run: dict, s: dict) -> str:
+    line = f"  done {model} / {framework}: {run['wall_s']:.0f} s wall (model load {run['load_s']:.1f} s), "
+    line += f"threads {s['threads']}"
+    if "same_prompt_ids" in run:
+        line += f", same prompt tokens as ours: {run['same_prompt_ids']}"
+    if run.get("worker_threads"):
+        peaks = " + ".join(f"{mb:.0f}" for mb in run["children_peaks_mb"])
+        line += (
+            f", worker threads {run['worker_threads']}; worker CPU {run['children_cpu_total_s']:.1f} s in all "
+            f"(getrusage of the joined worker, start-up included; {s['cpu_children'] * s['steps']:.1f} s in the "
+            f"timed steps); peak RSS {run['peak_rss_self_mb']:.0f} trainer + {peaks} in {run['children']} child "
+            f"process(es) MB (worker, resource tracker; the {run['weights_mb']:.0f} MB shared weight buffer is in "
+            "trainer and worker)"
         )
-    print()
-    by = {(m, f): s for m, f, s in rows}
-    models = [m for m in args.models if (m, "ours") in by and (m, "trl") in by]
-    if models:
-        print("ours / TRL   (time ratios < 1: ours faster; tokens/s ratios > 1: ours faster)")
-        print(
-            f"{'model':<12} {'s/step':>7} {'cpu s':>6} {'rollout s':>9} {'update s':>8} {'rollout tok/s':>13} "
-            f"{'update tok/s':>12} {'peak RSS':>8}  target (s/step <= 1)"
-        )
-        for m in models:
-            o, t = by[(m, "ours")], by[(m, "trl")]
-            ratio = o["s_step"] / t["s_step"]
-            print(
-                f"{m:<12} {ratio:7.2f} {o['cpu_step'] / t['cpu_step']:6.2f} {o['rollout_s'] / t['rollout_s']:9.2f} "
-                f"{o['update_s'] / t['update_s']:8.2f} "
-                f"{o['rollout_tps'] / t['rollout_tps']:13.2f} {o['update_tps'] / t['update_tps']:12.2f} "
-                f"{o['peak_rss_mb'] / t['peak_rss_mb']:8.2f}  {'met' if ratio <= 1 else 'NOT met'}"
-            )
-        print()
-    print("breakdown of 'update s' (the step minus rollout and reward):")
-    for model, framework, s in rows:
-        if "old_logp_s" in s:
-            rest = s["update_s"] - s["old_logp_s"] - s["fwd_bwd_opt_s"]
-            detail = (
-                f"old log-probs {s['old_logp_s']:.2f} s + forward/backward/optimizer {s['fwd_bwd_opt_s']:.2f} s "
-                f"+ other {rest:.2f} s"
-            )
-        else:
-            detail = (
-                f"scoring bookkeeping {s['score_other_s']:.2f} s (padding, advantages; no old log-probs at "
-                f"num_iterations=1) + forward/backward/optimizer {s['update_s'] - s['score_other_s']:.2f} s"
-            )
-        print(f"  {model:<12} {framework:<5} {detail}")
+    elif run["children"]:
+        line += f", peak RSS of child processes {run['peak_rss_children_mb']:.0f} MB (added)"
+    return line
 
 
 def parent(args) -> None:
     workdir = tempfile.mkdtemp(prefix="bench_train_step.")
     args.workdir = workdir
-    plan = [(m, f) for m in args.models for f in ("ours", "trl")]
+    FRAMEWORK_LABEL["ours-async"] = f"ours K={args.staleness}"
+    plan = [(m, f) for m in args.models for f in args.frameworks]
     if args.tiny_profile:
-        plan.append(("tiny-profile", "ours"))
+        plan += [("tiny-profile", f) for f in args.frameworks if f != "trl"]
+    version = trl_version() if "trl" in args.frameworks else "(not run)"
     print(
-        f"RL train step, ours vs TRL {trl_version()}: {args.prompts} prompts x {args.group} completions, "
-        f"max_new_tokens {args.max_new_tokens}, loss {args.loss}, 1 update per rollout batch, "
-        f"torch threads {args.threads}, {args.warmup} warm-up + {args.steps} timed steps per run"
+        f"RL train step, ours (K=0 and K={args.staleness}) vs TRL {version}: {args.prompts} prompts x {args.group} "
+        f"completions, max_new_tokens {args.max_new_tokens}, loss {args.loss}, 1 update per rollout batch, "
+        f"{args.warmup} warm-up + {args.steps} timed steps per run (ours K={args.staleness}: {args.warmup} + "
+        f"{args.staleness} warm-up, {args.steps} timed, {args.staleness} drain)"
     )
+    print(describe_threads(args))
     if "tiny-random" in args.models:
         child("prep", "tiny-random", args, workdir)
     rows = []
@@ -446,14 +465,9 @@ def parent(args) -> None:
         run = child(framework, model, args, workdir)
         if run is None:
             continue
-        s = summarise(run, args.warmup)
+        s = summarise(run, untimed_steps(framework, args)[0], args.steps)
         rows.append((model, framework, s))
-        note = f", same prompt tokens as ours: {run['same_prompt_ids']}" if "same_prompt_ids" in run else ""
-        print(
-            f"  done {model} / {framework}: {run['wall_s']:.0f} s wall (model load {run['load_s']:.1f} s), "
-            f"threads {s['threads']}{note}",
-            flush=True,
-        )
+        print(done_line(model, framework, run, s), flush=True)
     print(f"total {time.perf_counter() - start:.0f} s\n")
     if len(rows) == len(plan):
         shutil.rmtree(workdir, ignore_errors=True)
@@ -462,7 +476,7 @@ def parent(args) -> None:
     if args.tiny_profile:
         print("tiny-profile: our built-in char-level `tiny` (random init, warm start off), profile batch 64 x 8,")
         print("max_new_tokens 4, 8 mini-batch updates per step; no TRL counterpart.\n")
-    print_table(rows, args)
+    print_table(rows, list(args.models) + ["tiny-profile"])
 
 
 def trl_version() -> str:
@@ -472,17 +486,28 @@ def trl_version() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=3, help="timed steps per run (after the warm-up)")
-    parser.add_argument("--warmup", type=int, default=1, help="untimed warm-up steps per run")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads, both sides (1: steadier)")
+    parser.add_argument(
+        "--warmup", type=int, default=1, help="untimed warm-up steps per run (>= 1: K=1's first fills the pipeline)"
+    )
+    parser.add_argument(
+        "--threads-total",
+        "--threads",
+        type=int,
+        default=2,
+        help="CPU threads a run may use: TRL's and ours K=0's torch threads, split trainer + worker at K=1",
+    )
+    parser.add_argument("--async-split", help="K=1: TRAINER+WORKER threads (default: (total - 1) + 1)")
+    parser.add_argument("--staleness", type=int, default=1, help="rollout.staleness K of ours-async")
     parser.add_argument("--prompts", type=int, default=2, help="prompts per step")
     parser.add_argument("--group", type=int, default=4, help="completions per prompt (TRL num_generations)")
     parser.add_argument("--max-new-tokens", type=int, default=32, help="TRL max_completion_length")
     parser.add_argument("--loss", default="dapo", help="our loss name; TRL runs loss_type='dapo'")
     parser.add_argument("--lr", type=float, default=1e-6)
-    parser.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
-    parser.add_argument("--no-tiny-profile", dest="tiny_profile", action="store_false", help="skip the tiny row")
+    parser.add_argument("--models", nargs="*", choices=MODELS, default=list(MODELS), help="none: the tiny rows only")
+    parser.add_argument("--frameworks", nargs="+", choices=FRAMEWORKS, default=list(FRAMEWORKS))
+    parser.add_argument("--no-tiny-profile", dest="tiny_profile", action="store_false", help="skip the tiny rows")
     parser.add_argument(
         "--trl-gradient-checkpointing", action="store_true", help="TRL's default; off here since ours has none"
     )
@@ -490,6 +515,19 @@ def main() -> None:
     parser.add_argument("--result", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.warmup < 1:
+        parser.error("--warmup must be at least 1 (at K=1 the first step spawns the worker and fills the pipeline)")
+    if args.staleness < 1:
+        parser.error("--staleness is ours-async's K, at least 1 (ours runs K=0)")
+    if args.async_split:
+        parts = args.async_split.split("+")
+        if len(parts) != 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+            parser.error(f"--async-split {args.async_split!r}: give TRAINER+WORKER threads, e.g. 1+1")
+    elif "ours-async" in args.frameworks and args.threads_total < 2:
+        parser.error(
+            f"--threads-total {args.threads_total} leaves no thread for the rollout worker: give --async-split "
+            "(e.g. 1+1, over the budget) or leave ours-async out of --frameworks"
+        )
     if args.one:
         run_one(*args.one, args)
     else:

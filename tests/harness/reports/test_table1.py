@@ -14,8 +14,10 @@ from pathlib import Path
 import mlflow
 import pytest
 
+from harness.common.errors import ConfigError
 from harness.reports.plan import ROWS, TABLE_PROFILES, select_rows
 from harness.reports.table1 import Job, train_config
+from harness.schema import load_train_config
 
 
 def table1(out: Path, uri: str, *extra: str) -> list[str]:
@@ -109,13 +111,19 @@ def test_a_second_invocation_redoes_nothing(finished):
 
 @pytest.mark.parametrize("profile", sorted(TABLE_PROFILES))
 def test_every_row_of_every_profile_validates_without_a_gpu(profile, tmp_path):
+    fsdp = load_train_config(TABLE_PROFILES[profile].train_profile, None, {}).run.strategy == "fsdp"
     for row in ROWS:
         if row.loss is None:
             continue
+        if row.staleness and fsdp:  # asynchronous rollouts need auto or ddp: refused, in one line
+            with pytest.raises(ConfigError, match="not fsdp"):
+                train_config(TABLE_PROFILES[profile], Job(row, 0), None, tmp_path, f"sqlite:///{tmp_path}/m.db")
+            continue
         config = train_config(TABLE_PROFILES[profile], Job(row, 0), None, tmp_path, f"sqlite:///{tmp_path}/m.db")
+        assert config.rollout.staleness == row.staleness
         assert config.loss["name"] == row.loss["name"] and config.run.tags["table.row"] == row.label
     assert [r.label for r in select_rows("table1")][:2] == ["base", "GRPO"]
-    assert len(select_rows("all")) == len(ROWS)
+    assert len(select_rows("all,staleness")) == len(ROWS)  # `all` is the paper's groups, staleness named
     chosen = [r.label for r in select_rows("CE-GPPO(0.5,0.5), GSPO,CE-GPPO(0->0.5)")]  # labels hold commas
     assert chosen[-3:] == ["GSPO", "CE-GPPO(0.5,0.5)", "CE-GPPO(0->0.5)"] and chosen[:5] == [
         r.label for r in select_rows("table1")
