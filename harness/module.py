@@ -240,7 +240,9 @@ class RLModule(L.LightningModule):
         if self.async_rollouts is None:
             self.sync_rollout_engine()  # every rank calls it (FSDP gathers collectively), updated or not
         elif step + 1 < self.config.run.steps:
+            t_publish = time.perf_counter()
             self.async_rollouts.publish(self.policy, version=step + 1)
+            metrics.maxima["publish_seconds"] = time.perf_counter() - t_publish
         metrics.add_timing(update_tokens, time.perf_counter() - t1, self.optimizers().param_groups[0]["lr"])
         self.finish_step(step, metrics)
         if self.world[0] == 0:

@@ -523,7 +523,7 @@ def main() -> None:
         parts = args.async_split.split("+")
         if len(parts) != 2 or not all(p.isdigit() and int(p) >= 1 for p in parts):
             parser.error(f"--async-split {args.async_split!r}: give TRAINER+WORKER threads, e.g. 1+1")
-    elif "ours-async" in args.frameworks and args.threads_total < 2:
+    elif "ours-async" in (args.frameworks if not args.one else [args.one[0]]) and args.threads_total < 2:
         parser.error(
             f"--threads-total {args.threads_total} leaves no thread for the rollout worker: give --async-split "
             "(e.g. 1+1, over the budget) or leave ours-async out of --frameworks"
