@@ -33,50 +33,14 @@ The worker asks the kernel to kill it when the trainer dies (PR_SET_PDEATHSIG) a
 
 from __future__ import annotations
 
-import ctypes
-import dataclasses
-import os
+import contextlib
 import pickle
-import queue
-import signal
-import sys
-import time
-from dataclasses import dataclass
-from typing import Any
 
 import torch
 import torch.multiprocessing as mp
 
 from harness.common.errors import WorkerError, first_line
-
-POLL_S = 0.02  # how often a waiting side looks at the other one
-
-
-@dataclass(frozen=True)
-class WorkerSpec:
-    """Everything a worker needs to build its copy of the sampler (picklable, sent once at spawn)."""
-
-    config: Any  # TrainConfig
-    model_config: Any  # the policy's transformers PretrainedConfig
-    generation_config: Any
-    dtype: torch.dtype
-    tokenizer: Any
-    task: Any
-    rank: int
-    world: int
-    start_step: int
-    steps: int  # the run's length: no batch past steps - 1
-    device: str
-    threads: int
-
-    def version_for(self, step: int) -> int:
-        """v(s) = max(s0, s - K): the policy version that generates step s's batch."""
-        return max(self.start_step, step - self.config.rollout.staleness)
-
-    def position(self, step: int) -> int:
-        """The data position of step s's first generation batch (see harness.step_batch)."""
-        algo = self.config.algo
-        return step * algo.max_gen_batches if algo.dynamic_sampling else step
+from harness.rollout_worker import POLL_S, WorkerSpec, distinct, shared_copy, worker_main
 
 
 def worker_device(config, local_rank: int) -> str:
@@ -99,7 +63,9 @@ class AsyncRollouts:
         self.lock = ctx.Lock()
         self.published = ctx.Value("q", start_step, lock=False)
         self.started = ctx.Value("q", start_step - 1, lock=False)
-        self.requests, self.results = ctx.Queue(), ctx.Queue()
+        self.requests = ctx.Queue()
+        # results: a one-way pipe; the trainer keeps only the read end, so the worker's death is an EOF
+        self.reader, writer = ctx.Pipe(duplex=False)
         self.received: dict[int, tuple] = {}
         spec = WorkerSpec(
             config,
@@ -115,9 +81,10 @@ class AsyncRollouts:
             worker_device(config, local_rank),
             config.rollout.worker_threads,
         )
-        channel = (self.shared, self.lock, self.published, self.started, self.requests, self.results)
+        channel = (self.shared, self.lock, self.published, self.started, self.requests, writer)
         self.process = ctx.Process(target=worker_main, args=(spec, channel), name=f"rollout-worker-{rank}", daemon=True)
         self.process.start()
+        writer.close()
 
     # ----------------------------------------------------------------- batches
     def fetch(self, position: int, regular: bool = True) -> tuple:
@@ -132,21 +99,19 @@ class AsyncRollouts:
 
     def _receive(self, timeout: float = 0.5) -> None:
         """Take one message of the worker's (a batch is kept by its position), or see that it died."""
-        try:
-            message = self.results.get(timeout=timeout)
-        except queue.Empty:
+        if not self.reader.poll(timeout):
             self.check_alive()
             return
-        except (EOFError, OSError) as error:  # a message cut short by the worker's death
+        try:
+            message = self.reader.recv()
+        except (EOFError, OSError) as error:  # the worker is gone, perhaps in the middle of a message
+            self.process.join(timeout=5)
             self.check_alive()
-            raise WorkerError(
-                f"the rollout worker of rank {self.rank} sent a broken message: {first_line(error)}"
-            ) from None
+            raise WorkerError(f"the rollout worker of rank {self.rank} closed its pipe: {first_line(error)}") from None
         if message[0] == "error":
             self.process.join(timeout=5)
             raise WorkerError(f"the rollout worker of rank {self.rank} failed: {message[1]}")
         _, position, payload = message
-        # plain pickled bytes, not torch's shared-memory handles: these need the sender alive to be opened
         self.received[position] = pickle.loads(payload)
 
     def check_alive(self) -> None:
@@ -164,10 +129,20 @@ class AsyncRollouts:
         last_needing = min(version - 1 + self.staleness, self.steps - 1)
         while self.started.value < last_needing:
             self._receive(timeout=POLL_S)  # the worker may be waiting on a full pipe: take its results meanwhile
-        with self.lock, torch.no_grad():
+        with self.locked(), torch.no_grad():
             for name, tensor in distinct(policy.state_dict()):
                 self.shared[name].copy_(tensor)
             self.published.value = version
+
+    @contextlib.contextmanager
+    def locked(self):
+        """The weight lock, or a WorkerError if the worker died holding it."""
+        while not self.lock.acquire(timeout=POLL_S):
+            self.check_alive()
+        try:
+            yield
+        finally:
+            self.lock.release()
 
     def close(self) -> None:
         """Stop the worker (politely, then by force); safe to call twice."""
@@ -179,129 +154,7 @@ class AsyncRollouts:
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=5)
-        for q in (self.requests, self.results):
-            q.cancel_join_thread()
-            q.close()
+        self.requests.cancel_join_thread()
+        self.requests.close()
+        self.reader.close()
         self.process = None
-
-
-def distinct(state: dict[str, torch.Tensor]) -> list[tuple[str, torch.Tensor]]:
-    """The state's (name, tensor) pairs, each storage once (tied embeddings share one)."""
-    seen, out = set(), []
-    for name, tensor in state.items():
-        if tensor.data_ptr() not in seen:
-            seen.add(tensor.data_ptr())
-            out.append((name, tensor))
-    return out
-
-
-def shared_copy(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """A shared-memory CPU copy of the state; tied names map to one shared tensor (pickled once)."""
-    shared, by_storage = {}, {}
-    for name, tensor in state.items():
-        key = tensor.data_ptr()
-        if key not in by_storage:
-            by_storage[key] = tensor.detach().to("cpu", copy=True).share_memory_()
-        shared[name] = by_storage[key]
-    return shared
-
-
-# --------------------------------------------------------------------- the worker process
-def die_with_trainer() -> None:
-    """The kernel kills this process when its parent dies; Ctrl-C is the trainer's to handle."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-    if mp.parent_process() is not None and not mp.parent_process().is_alive():
-        os._exit(1)
-
-
-def build_worker_model(spec: WorkerSpec, shared: dict[str, torch.Tensor]):
-    from transformers import AutoModelForCausalLM
-
-    model = AutoModelForCausalLM.from_config(spec.model_config, dtype=spec.dtype)
-    model.generation_config = spec.generation_config
-    model.load_state_dict(shared, strict=True)
-    return model.to(spec.device).eval().requires_grad_(False)
-
-
-def worker_main(spec: WorkerSpec, channel: tuple) -> None:
-    shared, lock, published, started, requests, results = channel
-    try:
-        die_with_trainer()
-        torch.set_num_threads(spec.threads)
-        Worker(spec, shared, lock, published, started).run(requests, results)
-    except BaseException as error:  # noqa: BLE001 - everything goes back to the trainer as one line
-        results.put(("error", first_line(error)))
-        results.close()
-        results.join_thread()
-
-
-class Worker:
-    """Generates the schedule's batches in order and the extra ones on demand."""
-
-    def __init__(self, spec: WorkerSpec, shared, lock, published, started):
-        from harness.backends import make_backend
-        from harness.rewards import MathReward
-        from harness.rollout import EngineOptions
-
-        self.spec, self.shared, self.lock, self.published, self.started = spec, shared, lock, published, started
-        config = spec.config
-        self.model = build_worker_model(spec, shared)
-        self.version = spec.start_step
-        engine = EngineOptions(
-            gpu_memory_utilization=config.rollout.gpu_memory_utilization,
-            kv_cache_gb=config.rollout.kv_cache_gb,
-            tensor_parallel_size=config.rollout.tensor_parallel_size,
-            seed=config.run.seed,
-        )
-        self.backend = make_backend(
-            config.rollout.backend, self.model, spec.tokenizer, config.rollout.batch_size, engine
-        )
-        self.reward_fn = MathReward(config.reward, config.rollout.max_new_tokens)
-
-    def load(self) -> None:
-        """Copy the published weights in, if they are newer than this worker's."""
-        with self.lock, torch.no_grad():
-            version = self.published.value
-            if version != self.version:
-                for name, tensor in distinct(self.model.state_dict()):
-                    tensor.copy_(self.shared[name])
-                self.backend.sync_weights(self.model)
-                self.version = version
-
-    def serve(self, position: int, results) -> None:
-        from harness.step_batch import collect_step_rollouts, grade_step_rollouts
-
-        spec = self.spec
-        t0 = time.perf_counter()
-        sampled = collect_step_rollouts(
-            spec.config, spec.task, spec.tokenizer, self.backend, position, spec.rank, spec.world
-        )
-        versions = torch.full((len(sampled.answers),), self.version, dtype=torch.long)  # [N]
-        sampled = dataclasses.replace(sampled, versions=versions)
-        rewards, correct = grade_step_rollouts(self.reward_fn, sampled)
-        payload = pickle.dumps((sampled, rewards, correct, time.perf_counter() - t0), protocol=pickle.HIGHEST_PROTOCOL)
-        results.put(("batch", position, payload))
-
-    def run(self, requests, results) -> None:
-        spec = self.spec
-        step = spec.start_step
-        while True:
-            try:
-                message = requests.get(timeout=POLL_S if step < spec.steps else 1.0)
-            except queue.Empty:
-                message = None
-            if message is not None and message[0] == "stop":
-                return
-            if message is not None:  # ("extra", position): now, by the newest weights
-                self.load()
-                self.serve(message[1], results)
-                continue
-            if step < spec.steps and self.published.value >= spec.version_for(step):
-                self.load()  # exactly version_for(step): the trainer waits for `started` before moving on
-                self.started.value = step
-                self.serve(spec.position(step), results)
-                step += 1
-            elif mp.parent_process() is not None and not mp.parent_process().is_alive():
-                return

@@ -114,6 +114,7 @@ def print_train_summary(summary: dict, log=print) -> None:
             f"  max ppo_kl {figures['max_ppo_kl']:.4g}   max grad norm {figures['max_grad_norm']:.4g}   "
             f"grad-norm spikes {figures['grad_norm_spikes']:.0f}   skipped updates {figures['skipped_updates']:.0f}",
         ]
+    lines += staleness_lines(config, summary.get("history") or [])
     ui = mlflow_ui_hint(summary["tracking_uri"], summary.get("mlflow_experiment_id"), summary["mlflow_run_id"])
     lines += [
         f"  summary             {out / 'summary.json'}",
@@ -123,3 +124,27 @@ def print_train_summary(summary: dict, log=print) -> None:
         f"  open the MLflow UI  {ui}",
     ]
     log("\n".join(lines))
+
+
+def staleness_lines(config: dict, history: list[dict]) -> list[str]:
+    """With rollout.staleness >= 1: the lags, the behaviour ratios and the overlap, over the run's steps."""
+    bound = config["rollout"].get("staleness", 0)
+    steps = [h for h in history if "staleness_mean" in h]
+    if not bound or not steps:
+        return []
+
+    def mean(name: str) -> float:
+        values = [h[name] for h in steps if name in h]
+        return sum(values) / len(values) if values else float("nan")
+
+    worst = max(h.get("behaviour_ratio_max", 0.0) for h in steps)
+    lag_max = max(h["staleness_max"] for h in steps)
+    out_low, out_high = 100 * mean("behaviour_out_low"), 100 * mean("behaviour_out_high")
+    correction = config["rollout"].get("staleness_correction")
+    return [
+        f"  staleness K={bound}       mean lag {mean('staleness_mean'):.2f}   max {lag_max:.0f}"
+        f"   pi_prox/pi_behav mean {mean('behaviour_ratio_mean'):.4f} max {worst:.3g}   "
+        f"outside the clip lo {out_low:.2f}% hi {out_high:.2f}%",
+        f"  overlap             worker {mean('worker_seconds'):.2f} s/batch beside update "
+        f"{mean('update_seconds'):.2f} s/step, waited {mean('rollout_seconds'):.2f} s/step ({correction} correction)",
+    ]

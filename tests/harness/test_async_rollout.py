@@ -1,7 +1,10 @@
 """Asynchronous rollouts (harness.async_rollout): the schedule, the recorded versions and log-probs, failures."""
 
 import copy
+import os
+import struct
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -102,6 +105,28 @@ def test_a_killed_worker_is_one_line_error_naming_it():
         with pytest.raises(WorkerError, match=r"rank 0 \(pid \d+\) died \(killed by signal 9\).*--resume"):
             worker.fetch(1)
             worker.fetch(2)  # step 1's batch may have arrived before the kill
+    finally:
+        worker.close()
+
+
+def half_a_message_then_death(spec, channel):
+    """A worker killed in the middle of sending a batch: a length header of 1000 bytes, then 10 of them."""
+    writer = channel[-1]
+    os.write(writer.fileno(), struct.pack("!i", 1000) + b"x" * 10)
+    os._exit(9)
+
+
+def test_a_worker_dying_in_the_middle_of_a_message_does_not_hang_the_trainer(monkeypatch):
+    import harness.async_rollout
+
+    monkeypatch.setattr(harness.async_rollout, "worker_main", half_a_message_then_death)
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[2]))  # the spawned child imports this module by name
+    config = small_config()
+    policy, tokenizer = load_model("tiny")
+    worker = AsyncRollouts(config, policy, tokenizer, build_task(config.task), 0, 1, start_step=0)
+    try:
+        with pytest.raises(WorkerError, match=r"rank 0 \(pid \d+\) died \(exit status 9\)"):
+            worker.fetch(0)
     finally:
         worker.close()
 
