@@ -189,3 +189,25 @@ def test_more_workers_than_trials_start_one_per_trial(tmp_path, monkeypatch):
     lines = []
     run_sweep(config, log=lines.append)
     assert started == [2] and "note: starting 2 worker(s), not 16: 2 trial(s) left to run" in lines
+
+
+def test_a_sweep_of_asynchronous_trials(tmp_path):
+    """Trials with rollout.staleness 1: each trial's training starts and stops its own rollout worker."""
+    config = load_sweep_config(
+        None,
+        {
+            "study_name": "async",
+            "grid": {"loss.beta1": [0.0, 1.0], "loss.beta2": [1.0]},
+            "output_dir": str(tmp_path / "async"),
+            "tracking_uri": sqlite_url(tmp_path / "mlflow.db"),
+        },
+        {**SHORT, "rollout.staleness": 1},
+    )
+    assert run_sweep(config, log=lambda line: None) == 0
+    assert [t.state for t in trials_of(config)] == [TrialState.COMPLETE] * 2
+    client = mlflow.MlflowClient(config.tracking_uri)
+    experiment = client.get_experiment_by_name(config.experiment).experiment_id
+    runs = client.search_runs([experiment], "tags.`sweep.role` != 'parent'")
+    trained = [r for r in runs if "staleness_max" in r.data.metrics]
+    assert len(trained) == 2 and all(r.data.params["rollout.staleness"] == "1" for r in trained)
+    assert all(r.data.metrics["staleness_max"] == 1 for r in trained)  # the last step's lag
