@@ -6,6 +6,8 @@
     figure 5   entropy regularisation against CE-GPPO
     figure 6   the beta stage switch against constant betas
     accuracy   held-out greedy accuracy over training: before RL, every run.eval_every steps, after RL
+    staleness  the staleness rows (--rows staleness): entropy, the loss's clip fractions by side and the
+               tokens staleness alone pushes out of the clip range, for GRPO and CE-GPPO(0.5,1) at K = 0, 1, 4
 
 Lines are the mean over seeds of a moving average (window `SMOOTH` steps, said on the axis);
 the band spans the lowest to the highest seed. Every algorithm keeps one colour in every figure.
@@ -181,6 +183,45 @@ def stability_figure(histories: Histories, labels: list[str], path: Path) -> Pat
     return path
 
 
+STALENESS_STYLES = {0: "-", 1: "--", 4: ":"}
+STALENESS_PANELS = (
+    ("entropy", "entropy (nats/token)"),
+    ("clip_frac_low", "loss clip fraction, A < 0 side"),
+    ("clip_frac_high", "loss clip fraction, A > 0 side"),
+    ("behaviour_out_low", "pi_prox/pi_behav < 1 - eps_low, A < 0"),
+)
+
+
+def staleness_figure(histories: Histories, path: Path) -> Path | None:
+    """GRPO and CE-GPPO(0.5,1) at K = 0, 1, 4: one colour per loss, one line style per K."""
+    rows = [
+        (f"{loss} K={k}" if k else loss, loss, k)
+        for loss in ("GRPO", "CE-GPPO(0.5,1)")
+        for k in STALENESS_STYLES
+        if (f"{loss} K={k}" if k else loss) in histories
+    ]
+    if not any(k for _, _, k in rows):
+        return None
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
+    for ax, (key, ylabel) in zip(axes.flat, STALENESS_PANELS):
+        for label, loss, k in rows:
+            curves = _curves(histories, label, key, SMOOTH)
+            if curves is None:
+                continue
+            steps, values = curves
+            ax.plot(steps, values.mean(0), color=colour(loss), linestyle=STALENESS_STYLES[k], linewidth=1.5,
+                    label=f"{loss} K={k} ({len(values)} seeds)")  # fmt: skip
+        ax.set_xlabel("RL step")
+        ax.set_ylabel(f"{ylabel}, {SMOOTH}-step avg", fontsize=9)
+        ax.grid(alpha=0.3)
+    axes.flat[0].legend(fontsize=8)
+    fig.suptitle("Staleness: K updates between the generating and the updated policy (seed means)", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def paper_figures(
     histories: Histories, folder: Path, heldout: Heldout | None = None, notes: list | None = None
 ) -> list[Path]:
@@ -228,5 +269,6 @@ def paper_figures(
         if "CE-GPPO(0->0.5)" in switch
         else None,
         accuracy_figure(histories, heldout, main, folder / "accuracy.png", notes),
+        staleness_figure(histories, folder / "staleness.png"),
     ]
     return [p for p in made if p is not None]

@@ -196,3 +196,20 @@ def test_the_report_carries_the_section_in_markdown_csv_and_html(tmp_path):
     page = (out / "table1.html").read_text()
     assert page.index("<h3>Difference to GRPO") < page.index("<h2>Staleness</h2>")
     assert '<td class="above">+25.0 [+25.0, +25.0]</td>' in page.split("<h2>Staleness</h2>")[1]
+
+
+def test_staleness_figure_is_drawn_only_with_stale_rows(tmp_path):
+    from harness.reports.figures import staleness_figure
+
+    def history(offset):
+        return [
+            {"step": s, "entropy": 1.0 - 0.01 * s + offset, "clip_frac_low": 0.01, "clip_frac_high": 0.002}
+            | ({"behaviour_out_low": 0.03 * offset} if offset else {})
+            for s in range(20)
+        ]
+
+    fresh = {"GRPO": {0: history(0.0)}, "CE-GPPO(0.5,1)": {0: history(0.0)}}
+    assert staleness_figure(fresh, tmp_path / "none.png") is None  # nothing stale: nothing to compare
+    stale = {**fresh, "GRPO K=1": {0: history(0.1)}, "CE-GPPO(0.5,1) K=4": {0: history(0.4), 1: history(0.5)}}
+    path = staleness_figure(stale, tmp_path / "staleness.png")
+    assert path is not None and path.stat().st_size > 10_000
