@@ -189,3 +189,22 @@ def test_ddp_each_rank_has_its_worker(tmp_path):
     steps = history(out)
     assert [h["staleness_max"] for h in steps] == [0, 1, 1]
     assert all(h["behaviour_ratio_mean"] > 0 for h in steps)
+
+
+def test_a_run_stopped_in_process_leaves_no_worker(tmp_path):
+    """A sweep's pruned trial ends its run by raising StopRun: its worker stops with it."""
+    import lightning as L
+    import torch.multiprocessing as mp
+
+    from harness.train import StopRun
+
+    class PruneAtStep2(L.Callback):
+        def on_train_epoch_end(self, trainer, module):
+            if trainer.current_epoch == 2:
+                assert module.async_rollouts.process.is_alive()
+                raise StopRun("pruned")
+
+    config = config_at(tmp_path, "p", **{"run.steps": 6, "rollout.staleness": 1})
+    with pytest.raises(StopRun):
+        train(config, log=lambda *a: None, callbacks=[PruneAtStep2()])
+    assert not [p for p in mp.active_children() if p.name.startswith("rollout-worker")]
