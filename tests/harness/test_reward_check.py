@@ -8,7 +8,7 @@ import json
 import mlflow
 import pytest
 
-import harness.module
+import harness.step_batch
 from harness.reward_check import EXAMPLES_PER_STEP, WARN_EVERY, RewardCheck
 from harness.schema import RewardConfig, load_train_config
 from harness.train import train
@@ -87,14 +87,14 @@ def test_a_policy_that_restates_its_prompts_is_flagged_and_a_normal_run_logs_the
     run = mlflow.MlflowClient(config.run.tracking_uri).get_run(summary["mlflow_run_id"])
     assert "reward_suspect_frac" in run.data.metrics
 
-    real = harness.module.sample_messages
+    real = harness.step_batch.sample_messages
 
     def restating(backend, tokenizer, messages, n, params):  # "07+45=" answered "45+07": the prompt given back
         rollouts = real(backend, tokenizer, messages, n, params)
         texts = ["+".join(reversed(messages[i].removesuffix("=").split("+"))) for i in rollouts.prompt_index.tolist()]
         return dataclasses.replace(rollouts, texts=texts)
 
-    monkeypatch.setattr(harness.module, "sample_messages", restating)
+    monkeypatch.setattr(harness.step_batch, "sample_messages", restating)
     capsys.readouterr()
     config = tiny_run(tmp_path, "restating")
     summary = train(config)
