@@ -33,6 +33,7 @@ The worker asks the kernel to kill it when the trainer dies (PR_SET_PDEATHSIG) a
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import pickle
 
@@ -82,9 +83,11 @@ class AsyncRollouts:
             config.rollout.worker_threads,
         )
         channel = (self.shared, self.lock, self.published, self.started, self.requests, writer)
-        self.process = ctx.Process(target=worker_main, args=(spec, channel), name=f"rollout-worker-{rank}", daemon=True)
+        # not a daemon: a vLLM engine inside the worker starts processes of its own, which daemons may not
+        self.process = ctx.Process(target=worker_main, args=(spec, channel), name=f"rollout-worker-{rank}")
         self.process.start()
         writer.close()
+        atexit.register(self.close)  # runs before multiprocessing's exit handler, which would wait for it
 
     # ----------------------------------------------------------------- batches
     def fetch(self, position: int, regular: bool = True) -> tuple:
@@ -148,6 +151,7 @@ class AsyncRollouts:
         """Stop the worker (politely, then by force); safe to call twice."""
         if self.process is None:
             return
+        atexit.unregister(self.close)
         if self.process.is_alive():
             self.requests.put(("stop",))
             self.process.join(timeout=10)

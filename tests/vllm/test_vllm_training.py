@@ -80,3 +80,21 @@ def test_eval_with_vllm_equals_hf_when_greedy(tmp_path):
     vllm_rows = run("vllm")
     assert len(vllm_rows) == 12
     assert vllm_rows == run("hf")
+
+
+def test_asynchronous_run_with_a_vllm_engine_in_the_worker(tmp_path):
+    """rollout.staleness 1: the worker process holds the vLLM engine and loads each version's weights into it."""
+    overrides = {
+        **SHORT,
+        "rollout.tis_cap": None,  # with staleness the engine's log-probs are the behaviour policy's
+        "rollout.top_p": 1.0,
+        "rollout.staleness": 1,
+        "run.output_dir": str(tmp_path / "async"),
+        "run.tracking_uri": f"sqlite:///{tmp_path}/m.db",
+    }
+    summary = train(load_train_config("tiny", None, overrides))
+    assert summary["steps_completed"] == 3
+    history = json.loads((tmp_path / "async" / "summary.json").read_text())["history"]
+    assert [h["staleness_max"] for h in history] == [0, 1, 1]
+    for step in history:  # the engine's sampling distribution against the trainer's: close, not equal
+        assert 0.9 < step["behaviour_ratio_mean"] < 1.1, step
