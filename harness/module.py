@@ -53,7 +53,7 @@ from harness.reward_check import RewardCheck
 from harness.rewards import MathReward
 from harness.rollout import EngineOptions, Rollouts, mismatch_weights
 from harness.schema import TrainConfig, loss_and_schedule
-from harness.staleness import behaviour_ratio_metrics, decoupled_weights, lag_metrics
+from harness.staleness import behaviour_ratio_metrics, lag_metrics
 from harness.step_batch import (
     GradedRollouts,
     StepRollouts,
@@ -423,15 +423,15 @@ class RLModule(L.LightningModule):
             )
             out = loss_fn(policy_batch)
             per_token = out.per_token  # [m, T]
-            if micro.engine_logp is not None and self.config.rollout.tis_cap is not None:
-                weights, stats = mismatch_weights(behaviour, micro.engine_logp, micro.mask, self.config.rollout.tis_cap)
+            # Truncated importance weights min(pi_old / pi_engine, C): the train/inference mismatch at staleness 0
+            # (rollout.tis_cap), or decoupled PPO's min(pi_prox / pi_behav, C) with stale rollouts (harness.staleness)
+            cap = self.config.rollout.tis_cap if self.staleness_correction is None else None
+            cap = self.config.rollout.behaviour_cap if self.staleness_correction == "decoupled" else cap
+            if micro.engine_logp is not None and cap is not None:
+                weights, stats = mismatch_weights(behaviour, micro.engine_logp, micro.mask, cap)
                 per_token = per_token * weights  # [m, T]
-                metrics.add_loss_metrics(stats, float(micro.mask.sum()))
-            elif self.staleness_correction == "decoupled":
-                # decoupled PPO: w = min(pi_prox / pi_behav, C) moves the expectation to pi_prox (harness.staleness)
-                per_token = per_token * decoupled_weights(
-                    behaviour, micro.engine_logp, micro.mask, self.config.rollout.behaviour_cap
-                )  # [m, T]
+                if self.staleness_correction is None:  # stale rows log their behaviour_* figures once a step
+                    metrics.add_loss_metrics(stats, float(micro.mask.sum()))
             loss = aggregate(per_token, micro.mask, self.agg_mode, **counts)
             if micro.positive is not None:
                 # NLL on the rewarded responses (the official CE-GPPO recipe's positive_loss_coeff):

@@ -6,7 +6,8 @@ t), pi_theta the policy being updated. The loss's ratio and the per-token weight
 
     decoupled (AReaL, Fu et al. 2025, arXiv 2505.24298):
         r = pi_theta / pi_prox            (clipped by the loss as on fresh data)
-        w = min(pi_prox / pi_behav, C)    (detached; C = rollout.behaviour_cap)
+        w = min(pi_prox / pi_behav, C)    (detached; C = rollout.behaviour_cap; harness.rollout.mismatch_weights,
+                                          the truncated importance weight tis_cap uses too)
         per-token loss = w * loss(r)      the expectation moves from pi_behav back to pi_prox,
                                           and the trust region is centred on pi_prox
     behaviour:
@@ -43,15 +44,6 @@ def lag_metrics(metrics: StepMetrics, lags: torch.Tensor, bound: int) -> None:
     metrics.maxima["staleness_max"] = max(metrics.maxima.get("staleness_max", 0.0), float(lags.max()) if n else 0.0)
     for lag in range(bound + 1):
         metrics.add_scalar(f"staleness_lag{lag}", (lags == lag).float().sum(), n)
-
-
-def decoupled_weights(
-    prox_logp: torch.Tensor, behav_logp: torch.Tensor, mask: torch.Tensor, cap: float
-) -> torch.Tensor:
-    """[B, T] detached w = min(pi_prox / pi_behav, cap) on response tokens (0 on padding)."""
-    counted = mask.bool()  # [B, T]
-    ratio = torch.exp(torch.where(counted, prox_logp - behav_logp, 0.0))  # [B, T] (padding: 1, never inf)
-    return ratio.clamp(max=cap).detach() * mask
 
 
 def behaviour_ratio_metrics(

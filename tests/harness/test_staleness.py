@@ -9,8 +9,9 @@ from harness.logprobs import response_logprobs
 from harness.metrics import StepMetrics
 from harness.models import load_model
 from harness.module import RLModule
+from harness.rollout import mismatch_weights
 from harness.schema import load_train_config
-from harness.staleness import behaviour_ratio_metrics, decoupled_weights, lag_metrics
+from harness.staleness import behaviour_ratio_metrics, lag_metrics
 from harness.tasks import build_task
 from harness.update_batch import UpdateBatch
 
@@ -19,7 +20,7 @@ def test_decoupled_weights_golden():
     prox = torch.tensor([[0.0, -1.0, -2.0]])
     behav = torch.tensor([[-1.0, -1.0, 5.0]])  # the last token is padding: its huge ratio never shows
     mask = torch.tensor([[1.0, 1.0, 0.0]])
-    w = decoupled_weights(prox, behav, mask, cap=2.0)
+    w, _ = mismatch_weights(prox, behav, mask, cap=2.0)  # decoupled PPO's weight (harness.staleness)
     # e^(0 - -1) = 2.718 truncated at 2; e^0 = 1; padding 0
     torch.testing.assert_close(w, torch.tensor([[2.0, 1.0, 0.0]]))
 
