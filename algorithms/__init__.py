@@ -33,8 +33,8 @@ from .advantages import dynamic_sampling_filter, group_advantages, overlong_pena
 from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode, masked_mean
 from .batch import LossOutput, PolicyBatch
 from .kl import KL_ESTIMATORS, kl_penalty
+from .loss_registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
 from .quadrants import QUADRANTS, clipped_token_counts, entropy_change_first_order, grad_wrt_logp, quadrant_stats
-from .registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
 from .schedules import SCHEDULE_KINDS, CoefficientSchedule, schedule_for
 
 LOSSES: tuple[str, ...] = registered_losses()

@@ -37,7 +37,7 @@ import torch
 
 from .batch import LossOutput, PolicyBatch
 from .clipping import TokenClipParams, clip_metrics, dual_clip, importance_ratio
-from .registry import check_nonnegative, register_loss
+from .loss_registry import check_nonnegative, register_loss
 
 
 def gradient_preserving_loss(

@@ -46,7 +46,7 @@ from torch import Tensor
 from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
 from .clipping import clip_metrics, importance_ratio
-from .registry import check_positive, register_loss
+from .loss_registry import check_positive, register_loss
 
 
 def token_covariance(logp: Tensor, adv: Tensor, mask: Tensor) -> Tensor:

@@ -15,7 +15,7 @@ from torch import Tensor
 
 from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
-from .registry import check_clip_ratio_c, check_eps
+from .loss_registry import check_clip_ratio_c, check_eps
 
 # PPO's default clip widths: the range a loss without a hard token clip (KL-Cov, SAPO) measures
 # its clip fractions against, so that "tokens a PPO clip would have cut" compare across losses.

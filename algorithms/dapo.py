@@ -26,7 +26,7 @@ from typing import ClassVar
 
 from .batch import LossOutput, PolicyBatch
 from .clipping import TokenClipParams, clipped_surrogate
-from .registry import register_loss
+from .loss_registry import register_loss
 
 
 @register_loss("dapo")

@@ -28,7 +28,7 @@ import torch
 
 from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
-from .registry import PolicyLoss, check_nonnegative, get_loss, register_loss
+from .loss_registry import PolicyLoss, check_nonnegative, get_loss, register_loss
 
 
 @register_loss("entropy_reg")

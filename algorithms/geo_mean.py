@@ -37,7 +37,7 @@ import torch
 
 from .batch import LossOutput, PolicyBatch
 from .clipping import clip_metrics, importance_ratio
-from .registry import check_eps, register_loss
+from .loss_registry import check_eps, register_loss
 
 
 @register_loss("geo_mean")

@@ -27,7 +27,7 @@ from typing import ClassVar
 from .batch import LossOutput, PolicyBatch
 from .ce_gppo import gradient_preserving_loss
 from .clipping import TokenClipParams
-from .registry import register_loss
+from .loss_registry import register_loss
 
 
 @register_loss("gppo")

@@ -31,7 +31,7 @@ import torch
 
 from .batch import LossOutput, PolicyBatch
 from .clipping import clip_metrics, importance_ratio, ppo_clipped_loss
-from .registry import check_eps, register_loss
+from .loss_registry import check_eps, register_loss
 
 
 @register_loss("gspo")

@@ -36,7 +36,7 @@ from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
 from .clip_cov import covariance_budget, token_covariance
 from .clipping import PPO_REFERENCE_EPS, clip_metrics, importance_ratio
-from .registry import check_nonnegative, register_loss
+from .loss_registry import check_nonnegative, register_loss
 
 
 @register_loss("kl_cov")

@@ -36,7 +36,7 @@ import torch
 from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
 from .clipping import PPO_REFERENCE_EPS, clip_metrics
-from .registry import check_positive, register_loss
+from .loss_registry import check_positive, register_loss
 
 LOG_RATIO_LIMIT = 20.0  # |log r| beyond this is clamped (exp(20) ~ 5e8)
 

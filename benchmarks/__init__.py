@@ -6,11 +6,11 @@ See docs/design.md. `grade_math` is the project's one math answer checker (evalu
 and RL rewards); `evaluate` runs benchmarks with a sampler supplied by the harness.
 """
 
-from benchmarks.arithmetic import arithmetic_space, generate_arithmetic
 from benchmarks.benchmark import Benchmark, Metric
-from benchmarks.grading import extract_answer, grade_math, grade_math_batch
-from benchmarks.metrics import pass_at_k
-from benchmarks.registry import BENCHMARKS, SUITES, get_benchmark, resolve_suite
+from benchmarks.benchmark_registry import BENCHMARKS, SUITES, get_benchmark, resolve_suite
+from benchmarks.eval_metrics import pass_at_k
+from benchmarks.families.arithmetic import arithmetic_space, generate_arithmetic
+from benchmarks.grading.math_grader import extract_answer, grade_math, grade_math_batch
 from benchmarks.runner import evaluate, log_to_mlflow
 
 __all__ = [

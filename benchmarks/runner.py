@@ -31,7 +31,7 @@ that fails all the same (ENOSPC) raises an OSError naming the file; the previous
   correct_strict beside correct for benchmarks graded in both of the math grader's modes (a metric
   named <primary>_strict: `acc` lenient, the headline, and `acc_strict`);
   extraction_rule and graded_text: how a math answer was found ("boxed", "statement" or "whole",
-  see benchmarks.math_answer) and the exact parts of the completion it was read from (every box of
+  see benchmarks.grading.math_answer) and the exact parts of the completion it was read from (every box of
   an answer split over several); null when there is no answer or the grader is not a math one.
   Skipped rows have completion null and a "skipped" reason instead.
 """
@@ -48,7 +48,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchmarks.benchmark import Benchmark
-from benchmarks.metrics import avg_at_k, mean_pass_at_k, pass_k_values, suite_average
+from benchmarks.eval_metrics import avg_at_k, mean_pass_at_k, pass_k_values, suite_average
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_file, atomic_write_text, naming, remove_stale_temporaries
 

@@ -1,6 +1,6 @@
 """Training, tracking, the `harness` command line and the reports of the CE-GPPO harness.
 
-    harness train --profile tiny --loss ce_gppo      # harness.cli -> harness.train -> harness.module
+    harness train --profile tiny --loss ce_gppo      # harness.cli -> harness.training (train, rl_module)
     harness eval --model runs/train --suite math     # harness.evaluate -> benchmarks.evaluate
     harness table1 / harness leaderboard             # harness.reports
 

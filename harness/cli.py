@@ -31,17 +31,17 @@ import typing
 import warnings
 from collections.abc import Callable
 
-from harness.cli_reports import (
+from harness.common.errors import ConfigError, UserError
+from harness.common.processes import forget_termination, interrupt_on_sigterm
+from harness.common.uris import DEFAULT_TRACKING_URI, redact
+from harness.dataclass_config import build_config, field_docs, help_rows, parse_value
+from harness.reports.commands import (
     grader_audit_command,
     leaderboard_command,
     plan_command,
     recipe_audit_command,
     table1_command,
 )
-from harness.common.errors import ConfigError, UserError
-from harness.common.processes import forget_termination, interrupt_on_sigterm
-from harness.common.uris import DEFAULT_TRACKING_URI, redact
-from harness.dataclass_config import build_config, field_docs, help_rows, parse_value
 
 UNSET = object()  # an eval flag not given (None would hide an explicit empty value such as --suite "")
 # Lightning sets "lightning" and "lightning.pytorch" to INFO when it is imported (after this runs:
@@ -131,11 +131,11 @@ def train_command(args: argparse.Namespace, extra: list[str]) -> int:
     if args.print_config:
         import yaml
 
-        from harness.run_dir import shown_config
+        from harness.training.run_dir import shown_config
 
         print(yaml.safe_dump(shown_config(config), sort_keys=False), end="")
         return 0
-    from harness.train import TrainingStopped, train
+    from harness.training.train import TrainingStopped, train
 
     try:
         train(config, resume=args.resume)

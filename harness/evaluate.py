@@ -27,14 +27,14 @@ from pathlib import Path
 import torch
 
 from benchmarks import resolve_suite
-from benchmarks.report import format_results
+from benchmarks.results_table import format_results
 from benchmarks.runner import evaluate, log_to_mlflow
-from harness.backends import make_backend, require_backend
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_write_text, ensure_file_places, ensure_writable_folder, naming
 from harness.common.uris import redact
 from harness.models import check_causal_lm, load_model
-from harness.rollout import EngineOptions, SamplingParams, prompt_fits, sample_messages
+from harness.rollout.backends import make_backend, require_backend
+from harness.rollout.engine import EngineOptions, SamplingParams, prompt_fits, sample_messages
 from harness.schema import EvalConfig
 from harness.tracking import artifact_root, check_store, tracked_run
 

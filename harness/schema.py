@@ -40,10 +40,10 @@ from algorithms import (
     registered_losses,
     schedule_for,
 )
-from harness.backends import ROLLOUT_BACKENDS
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI
 from harness.dataclass_config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml, param
+from harness.rollout.backends import ROLLOUT_BACKENDS
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 PROFILES = ("tiny", "smol", "paper", "paper-text")
@@ -167,9 +167,9 @@ class RolloutConfig:
     """Train/inference mismatch: null keeps the trainer's old log-probs as they are; C weights each token's
     loss by min(pi_old / pi_engine, C) from the engine's sampling log-probs (truncated importance sampling)."""
     staleness: int = param(0, ge=0)
-    """Asynchronous RL (see harness.async_rollout): 0 rolls out, then updates, one after the other; K >= 1 lets a
-    rollout worker process generate the next K steps' batches while the trainer updates, each by the policy exactly
-    min(K, steps since start) updates old."""
+    """Asynchronous RL (see harness.training.async_rollout): 0 rolls out, then updates, one after the other;
+    K >= 1 lets a rollout worker process generate the next K steps' batches while the trainer updates, each by
+    the policy exactly min(K, steps since start) updates old."""
     staleness_correction: Literal["decoupled", "behaviour"] = "decoupled"
     """With staleness >= 1: decoupled PPO (AReaL) clips against the proximal policy (the trainer's weights at the
     step's start) and weights each token by min(pi_prox / pi_behaviour, behaviour_cap); behaviour clips the loss's
@@ -201,9 +201,10 @@ class RewardConfig:
     """Longest time one answer may take to grade before it counts as wrong (seconds)."""
     strict: bool = True
     """Grade in strict mode: also refuse an answer left unevaluated (\\frac{24}{2}), a decimal for an exact value,
-    or not in the form the question asks for; false: lenient, any equal value (see benchmarks.grading)."""
+    or not in the form the question asks for; false: lenient, any equal value (see benchmarks.grading.math_grader)."""
     suspect_sample: int = param(32, ge=0)
-    """Completions of each step the reward-hack detectors read (seeded sample; 0: off); see harness.reward_check."""
+    """Completions of each step the reward-hack detectors read (seeded sample; 0: off); see
+    harness.training.reward_check."""
     suspect_warn: float = param(0.25, ge=0, le=1)
     """Share of the checked completions flagged as suspect above which the terminal gets a warning."""
 
@@ -216,7 +217,7 @@ class AlgoConfig:
     """Loss aggregation (null: the loss's own default)."""
     dynamic_sampling: bool = False
     """DAPO dynamic sampling: train only on groups whose answers are not all equally correct (see
-    harness.step_batch: generation batches of rollout.gen_batch_prompts, the first prompts_per_step kept)."""
+    harness.training.step_batch: generation batches of rollout.gen_batch_prompts, the first prompts_per_step kept)."""
     filter_metric: Literal["acc", "reward"] = "acc"
     """Dynamic sampling: what must vary within a group to keep it: correctness (acc, as DAPO and the official
     recipes) or the shaped reward (reward: also keeps groups whose lengths differ under overlong shaping)."""

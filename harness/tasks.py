@@ -40,13 +40,13 @@ class Task(Protocol):
 
 
 class ArithmeticTask:
-    """Seeded synthetic arithmetic (benchmarks.arithmetic) with disjoint train / test splits."""
+    """Seeded synthetic arithmetic (benchmarks.families.arithmetic) with disjoint train / test splits."""
 
     def __init__(self, config: TaskConfig):
         self.config = config
 
     def _problems(self, split: str, count: int, seed: int) -> list[Problem]:
-        from benchmarks.arithmetic import generate_arithmetic
+        from benchmarks.families.arithmetic import generate_arithmetic
 
         rows = generate_arithmetic(self.config.level, split, count, seed, style=self.config.style)
         return [Problem(row["problem"] + self.config.suffix, row["answer"]) for row in rows]

@@ -4,7 +4,7 @@
     with tracked_run(uri, "ce-gppo-eval", "eval-tiny") as run_id: ...   # evaluation, sweeps
     search_tagged(client, [experiment_id], {"table.row": "GRPO"})       # any tag text, quoted safely
 
-Training logs through `harness.run_logger.RunLogger` (Lightning's MLFlowLogger on this module's
+Training logs through `harness.training.run_logger.RunLogger` (Lightning's MLFlowLogger on this module's
 retrying client); this module imports neither Lightning nor torch, so commands that only check
 or read a store answer in a second or two.
 

@@ -35,7 +35,8 @@ OBJECTIVES = ("accuracy_gain", "accuracy_and_entropy")
 PRUNERS = ("none", "median", "hyperband")
 CONFIG_DIR = Path(__file__).parent / "configs"
 MAX_WORKERS = 64
-"""Most worker processes one command starts (each imports torch and trains; see also the CPU cap in sweeps.cli)."""
+"""Most worker processes one command starts (each imports torch and trains; see also the CPU cap in
+sweeps.sweep_command)."""
 # Overrides the sweep sets itself for every trial; as overrides they would be dropped without a word.
 SET_BY_SWEEP = {
     "run.seed": "the sweep's `seed` key",

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 from harness.tracking import FAILURE_TAG, RetryingClient
-from sweeps.figures import save_figures
-from sweeps.report import best_lines, sweep_report, trial_rows
 from sweeps.study import count_trials
+from sweeps.sweep_figures import save_figures
+from sweeps.sweep_report import best_lines, sweep_report, trial_rows
 
 
 def finish(study, config, parent: str, status: str | None, reason: str, log) -> None:

@@ -1,14 +1,14 @@
 """One Optuna trial: train the base config with the trial's values on the paired seeds, report the mean.
 
 The trial's MLflow run is nested under the study's parent run; its id is handed to the training
-(`harness.train.train(run_id=...)`, i.e. Lightning's MLFlowLogger), so the per-step curves of a
+(`harness.training.train.train(run_id=...)`, i.e. Lightning's MLFlowLogger), so the per-step curves of a
 one-seed trial live in the trial run itself. With several seeds each seed trains in a run nested
 under the trial run, and the trial run holds the means.
 
 Recorded on the trial (Optuna user attributes) and its MLflow run (metrics and tags): the
 objective, the held-out accuracy before / after (and, on the trial only, after RL per seed with the
 number of held-out problems, for the trial table's significance groups), every stability figure of
-`harness.summary.stability_figures` (mean over seeds), the training seconds, and the MLflow run
+`harness.training.summary.stability_figures` (mean over seeds), the training seconds, and the MLflow run
 id; a trial that raises or stops on non-finite losses is failed with its reason, a pruned one is
 marked pruned (Optuna state PRUNED, MLflow run KILLED with tag sweep.state=PRUNED), an interrupted
 one (Ctrl-C, SIGTERM) ends its runs KILLED and is retried by the next command (`sweeps.recovery`).
@@ -24,9 +24,9 @@ import lightning as L
 import optuna
 from optuna.trial import TrialState
 
-from harness.summary import stability_figures
 from harness.tracking import RetryingClient, tracked_run
-from harness.train import StopRun, train
+from harness.training.summary import stability_figures
+from harness.training.train import StopRun, train
 from sweeps.config import SweepConfig
 from sweeps.spaces import get_space
 
@@ -158,7 +158,7 @@ def record(config: SweepConfig, trial, run_id: str, summaries: list[dict], train
     figures["train_seconds"] = train_seconds
     for key, value in figures.items():
         trial.set_user_attr(key, value)
-    # per seed, and on how many problems: what the trial table's significance groups compare (sweeps.report)
+    # per seed, and on how many problems: what the trial table's significance groups compare (sweeps.sweep_report)
     heldout = summaries[0].get("config", {}).get("task", {}).get("heldout_size")
     if heldout is not None:  # a summary without its config (older ones) leaves the trial out of the groups
         trial.set_user_attr("accuracy_after_per_seed", [s["accuracy_after"] for s in per_seed])

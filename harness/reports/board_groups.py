@@ -23,8 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from harness.reports.accuracy import RowScores
-from harness.reports.groups import GroupColumns, bernoulli_scores, group_columns, merge
+from harness.reports.stats.accuracy import RowScores
+from harness.reports.stats.groups import GroupColumns, bernoulli_scores, group_columns, merge
 
 HELDOUT = "held-out"
 
@@ -50,7 +50,7 @@ def _seed(run, index: int) -> int:
 
 def evaluation_scores(client, evaluation_run) -> dict[str, dict[str, float]]:
     """benchmark -> problem id -> score of one evaluation run ({} when its files are missing or unreadable)."""
-    from harness.reports.report import per_problem_scores
+    from harness.reports.table1.build import per_problem_scores
 
     with tempfile.TemporaryDirectory() as tmp:
         try:

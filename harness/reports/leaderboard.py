@@ -32,12 +32,12 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmarks.grader_audit import audit_line
-from benchmarks.report import STRICT_SUFFIX
-from harness.reports.html import html_page
-from harness.reports.plan import TABLE_PROFILES
-from harness.reports.stats import spread
-from harness.reports.table import STABILITY, Cell, TableRow, to_csv, to_markdown
+from benchmarks.grading.grader_audit import audit_line
+from benchmarks.results_table import STRICT_SUFFIX
+from harness.reports.render.html import html_page
+from harness.reports.render.table import STABILITY, Cell, TableRow, to_csv, to_markdown
+from harness.reports.stats.seed_stats import spread
+from harness.reports.table1.rows import TABLE_PROFILES
 from harness.tracking import RetryingClient, check_store, search_tagged
 
 EVAL_TAG = "harness.train_run_id"
@@ -191,7 +191,7 @@ def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[li
 
 def curve_figures(client, rows: list[TableRow], members: dict[str, list], folder: Path) -> list[Path]:
     """Entropy, KL and held-out accuracy over steps of the top rows, from the runs' metric histories."""
-    from harness.reports.figures import line_figure
+    from harness.reports.render.training_figures import line_figure
 
     folder.mkdir(parents=True, exist_ok=True)
     figures = []
@@ -235,7 +235,7 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
         log(f"no finished training run in {uri} matches these filters")
         return []
     from harness.reports.board_groups import leaderboard_groups
-    from harness.reports.groups import note
+    from harness.reports.stats.groups import note
 
     evaluation_runs = evaluations(client, runs)
     evals = {train_id: run.data.metrics for train_id, run in evaluation_runs.items()}

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.reports.plan import TABLE_PROFILES, TableProfile
+from harness.reports.table1.rows import TABLE_PROFILES, TableProfile
 from harness.schema import TrainConfig, load_train_config
 
 RECIPE_PROFILES = ("paper", "paper-text")  # the Table 1 report carries the audit on these

@@ -7,7 +7,7 @@ from typing import ClassVar
 import pytest
 
 from algorithms import CoefficientSchedule, get_loss, schedule_for
-from algorithms.registry import _REGISTRY, check_nonnegative, register_loss
+from algorithms.loss_registry import _REGISTRY, check_nonnegative, register_loss
 
 
 def test_constant_is_no_schedule():

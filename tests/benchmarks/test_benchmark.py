@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks import get_benchmark
 from benchmarks.benchmark import MAX_PROMPT_CHARS
-from benchmarks.math_competitions import math_row_from_hub
+from benchmarks.families.math_competitions import math_row_from_hub
 from harness.common.errors import DataError
 
 GOOD = '{"id": "a", "problem": "1+1", "answer": "2"}\n'

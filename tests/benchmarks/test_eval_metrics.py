@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from benchmarks.metrics import (
+from benchmarks.eval_metrics import (
     avg_at_k,
     mean_and_stderr,
     mean_pass_at_k,

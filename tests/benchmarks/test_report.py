@@ -2,7 +2,7 @@
 
 import copy
 
-from benchmarks.report import format_results
+from benchmarks.results_table import format_results
 
 RESULTS = {
     "benchmarks": {

@@ -7,7 +7,7 @@ import pytest
 
 from benchmarks import evaluate, get_benchmark, log_to_mlflow
 from benchmarks.benchmark import Metric
-from benchmarks.metrics import pass_at_k
+from benchmarks.eval_metrics import pass_at_k
 
 
 def _answers_by_prompt(benchmark, data_dir, limit):
@@ -407,7 +407,7 @@ def test_a_disk_that_fills_up_while_writing_names_the_file_and_keeps_the_old_fil
 
 
 def test_the_strict_verdict_is_recorded_beside_the_lenient_one(tmp_path):
-    from benchmarks.report import format_results
+    from benchmarks.results_table import format_results
 
     arith = get_benchmark("arith_l1")
     answers = _answers_by_prompt(arith, None, 4)

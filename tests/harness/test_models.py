@@ -5,7 +5,7 @@ import torch
 
 from harness.common.errors import ConfigError
 from harness.models import build_tiny, load_model
-from harness.rollout import chat_prompt
+from harness.rollout.engine import chat_prompt
 
 
 def roundtrip(model, tokenizer, tmp_path):

@@ -20,7 +20,7 @@ from harness.models import load_model
 from harness.schema import CONFIG_DIR, PROFILES, EvalConfig, TaskConfig, TrainConfig, load_train_config
 from harness.tasks import build_task
 from harness.tracking import flatten
-from harness.train import make_strategy, train
+from harness.training.train import make_strategy, train
 
 # Reads by the config machinery itself (validation, dict conversion, generated dataclass methods)
 # do not count: they read every field whether or not anything uses it.
@@ -152,9 +152,9 @@ def test_a_loss_registered_after_import_is_configured_and_scheduled():
     from types import SimpleNamespace
     from typing import ClassVar
 
-    from algorithms.registry import _REGISTRY, register_loss
-    from harness.module import RLModule
+    from algorithms.loss_registry import _REGISTRY, register_loss
     from harness.schema import loss_and_schedule
+    from harness.training.rl_module import RLModule
 
     @register_loss("test_late_loss")
     @dataclasses.dataclass(frozen=True)

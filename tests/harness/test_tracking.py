@@ -20,7 +20,6 @@ import pytest
 
 from harness import tracking
 from harness.common.stores import OWN_TABLES, table_names
-from harness.run_logger import RunLogger
 from harness.tracking import (
     FAILURE_TAG,
     RetryingClient,
@@ -30,6 +29,7 @@ from harness.tracking import (
     get_or_create_experiment,
     tracked_run,
 )
+from harness.training.run_logger import RunLogger
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ Run: ``python tests/perf/bench_grader_agreement.py [--minerva-python PATH]`` (re
 $HARNESS_BENCHMARK_DIR, else ../shared/benchmarks, for the MATH-500 problems the graded set names).
 
 The rows: the graded set, the reward-hack probes and, where shipped, the held-out probes
-(`benchmarks.probes`), each with a careful reading in both grading modes. Graders, each on the same
+(`benchmarks.grading.probes`), each with a careful reading in both grading modes. Graders, each on the same
 (completion, reference) pairs, each compared with the reading of the mode its policy follows
 (lenient: any equal value; strict: the worked-out form), and plain math-verify with both:
 - ours, lenient and strict, as training calls them (problem and truncation passed);
@@ -59,7 +59,7 @@ for line in sys.stdin:
 
 def load_rows(data_dir: Path) -> list[dict]:
     """Graded set, probes and held-out probes, each row with `family`, `lenient` and `strict`."""
-    from benchmarks import probes
+    from benchmarks.grading import probes
 
     rows = [dict(row, family=row["kind"]) for row in probes.load_graded_set(data_dir)]
     rows += probes.load_probes()
@@ -69,7 +69,7 @@ def load_rows(data_dir: Path) -> list[dict]:
 
 
 def ours(rows: list[dict], strict: bool) -> list[bool]:
-    from benchmarks.grading import grade_math_verdicts
+    from benchmarks.grading.math_grader import grade_math_verdicts
 
     verdicts = grade_math_verdicts(
         [row["completion"] for row in rows],

@@ -59,9 +59,9 @@ def main() -> None:
 
         torch.set_num_threads(args.threads)
 
-    from harness.backends import make_backend
     from harness.models import load_model
-    from harness.rollout import EngineOptions, HFGenerateBackend, SamplingParams, chat_prompt
+    from harness.rollout.backends import make_backend
+    from harness.rollout.engine import EngineOptions, HFGenerateBackend, SamplingParams, chat_prompt
     from harness.schema import TaskConfig
     from harness.tasks import build_task
 

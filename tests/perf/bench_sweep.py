@@ -4,7 +4,7 @@
 
 Runs a small CE-GPPO beta grid on the tiny profile in one worker (in this process, SQLite stores
 in a temporary folder) and reports per trial: the trial's wall time as Optuna records it, the
-time inside `harness.train.train` (which includes the run's own per-step MLflow logging: that is
+time inside `harness.training.train.train` (which includes the run's own per-step MLflow logging: that is
 training, not sweep), and the difference, which is the sweep's own work (creating the nested
 run, params, user attributes, summary metrics, tags, Optuna's trial bookkeeping); plus the gaps
 between one trial's end and the next one's start. Overhead ratio = (differences + gaps) / training

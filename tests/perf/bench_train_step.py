@@ -15,7 +15,7 @@ the same order (arithmetic level 1, natural style, chat-formatted through the to
 group size, temperature 1.0, top-p 1.0, no top-k, max_new_tokens, the DAPO loss (clip 0.2 / 0.28,
 token-mean over the batch), one optimizer update per rollout batch (ours: mini_batches=1,
 ppo_epochs=1; TRL: num_iterations=1, steps_per_generation=1), no KL / reference model, float32, no
-gradient checkpointing, and the same reward (`benchmarks.grading.grade_math_batch`). K = 1 trains on
+gradient checkpointing, and the same reward (`benchmarks.grading.math_grader.grade_math_batch`). K = 1 trains on
 rollouts one update old, so it is not the same algorithm: the comparison is of time per step. Our
 built-in `tiny` profile (char-level model, 64 prompts x 8, 8 mini-batches) runs as extra rows, K = 0
 and K = 1, without a TRL counterpart; their steps per second and ratio are printed.
@@ -145,10 +145,10 @@ def run_ours(model: str, args, staleness: int) -> dict:
     import torch
 
     from harness.models import load_model
-    from harness.module import RLModule
     from harness.schema import load_train_config
     from harness.tasks import build_task
-    from harness.train import make_trainer
+    from harness.training.rl_module import RLModule
+    from harness.training.train import make_trainer
 
     framework = "ours-async" if staleness else "ours"
     head, tail = untimed_steps(framework, args)
@@ -245,9 +245,9 @@ def run_trl(model: str, args) -> dict:
     from transformers import TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
 
-    from benchmarks.grading import grade_math_batch
+    from benchmarks.grading.math_grader import grade_math_batch
     from harness.models import load_model
-    from harness.rollout import chat_prompt
+    from harness.rollout.engine import chat_prompt
     from harness.schema import load_train_config
     from harness.tasks import build_task
 

@@ -21,7 +21,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from harness.reports.stats import t_interval
+from harness.reports.stats.seed_stats import t_interval
 
 
 def tracking_uri(args) -> str:

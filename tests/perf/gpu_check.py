@@ -4,7 +4,7 @@
 
 1. The FSDP configuration of the `paper` profile, checked without downloading anything: the 1.5B
    model (DeepSeek-R1-Distill-Qwen-1.5B, a Qwen2 architecture whose config is written out below)
-   is built on the meta device, `harness.train.make_strategy` builds the profile's FSDPStrategy
+   is built on the meta device, `harness.training.train.make_strategy` builds the profile's FSDPStrategy
    for it, and the check prints the wrapping units, sharding, activation checkpointing, precision
    and the per-rank memory of weights, gradients and AdamW state. With a GPU, the meta model is
    also wrapped by FSDP for real (one process, NCCL) and materialised there in bf16.
@@ -59,7 +59,7 @@ def check_fsdp_config() -> None:
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     from harness.schema import load_train_config
-    from harness.train import check_parallel_layout, make_strategy
+    from harness.training.train import check_parallel_layout, make_strategy
 
     config = load_train_config("paper")
     run = config.run
@@ -126,10 +126,10 @@ def run_smol(backend: str, steps: int, model_name: str) -> None:
     import torch
 
     from harness.models import load_model
-    from harness.module import RLModule
     from harness.schema import load_train_config
     from harness.tasks import build_task
-    from harness.train import make_trainer
+    from harness.training.rl_module import RLModule
+    from harness.training.train import make_trainer
 
     out = Path(tempfile.mkdtemp(prefix=f"gpu-check-{backend}-"))
     overrides = {

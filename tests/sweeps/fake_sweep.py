@@ -5,8 +5,8 @@ Run it with this folder on PYTHONPATH, so that the worker processes find `fake_w
 import sys
 
 import harness.cli
-import sweeps.cli
+import sweeps.sweep_command
 
 if __name__ == "__main__":
-    sweeps.cli.WORKER_MODULE = "fake_worker"
+    sweeps.sweep_command.WORKER_MODULE = "fake_worker"
     sys.exit(harness.cli.main())

@@ -2,7 +2,7 @@
 
 Tests of what a sweep does around its trials (kills, signals, a full disk, several workers) run
 real worker processes, the real objective, Optuna and MLflow, in seconds instead of the minutes
-of real training. Point `sweeps.cli.WORKER_MODULE` at "fake_worker" with this folder on PYTHONPATH.
+of real training. Point `sweeps.sweep_command.WORKER_MODULE` at "fake_worker" with this folder on PYTHONPATH.
 
 Environment: FAKE_TRAIN_SECONDS (how long a trial trains, default 0) for the trials whose folder
 name holds FAKE_TRAIN_SLOW (default: every trial), FAKE_TRAIN_FAIL ("enospc": an OSError naming
@@ -10,7 +10,7 @@ the trial's folder; "zip": torch's "unexpected pos" error of a full disk), FAKE_
 (a trial waits until that many trials have started: with one per worker, every worker trains).
 Each trial's folder gets a file `started` (holding the worker's PID) when its training starts.
 
-`in_process_workers` replaces `sweeps.cli.start_workers` where a test runs the workers in its own
+`in_process_workers` replaces `sweeps.sweep_command.start_workers` where a test runs the workers in its own
 process (as sweeps.worker would, without the cost of starting one).
 """
 

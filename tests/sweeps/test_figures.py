@@ -1,4 +1,4 @@
-"""sweeps.figures on a study made here: Optuna's plots are written, and no panel hides another."""
+"""sweeps.sweep_figures on a study made here: Optuna's plots are written, and no panel hides another."""
 
 import types
 import warnings
@@ -6,7 +6,7 @@ import warnings
 import optuna
 from optuna.visualization import matplotlib as vis
 
-from sweeps.figures import _layout, optuna_figures
+from sweeps.sweep_figures import _layout, optuna_figures
 
 
 def grid_study():

@@ -14,8 +14,8 @@ import pytest
 from optuna.trial import TrialState
 
 from harness.common.uris import sqlite_url
-from sweeps import cli
 from sweeps import objective as objective_module
+from sweeps import sweep_command as cli
 from sweeps.config import load_sweep_config
 from sweeps.objective import run_trial
 from sweeps.recovery import EnvironmentFailure, environment_cause, process_gone, process_identity

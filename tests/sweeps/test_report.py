@@ -1,12 +1,12 @@
-"""sweeps.report's trial table on a study made here (no training): the group column ranks the completed
+"""sweeps.sweep_report's trial table on a study made here (no training): the group column ranks the completed
 trials by held-out accuracy per seed, with noise in mind, and says the comparisons are unpaired."""
 
 import optuna
 from optuna.distributions import FloatDistribution
 from optuna.trial import TrialState, create_trial
 
-from harness.reports.groups import note
-from sweeps.report import format_table, trial_groups, trial_rows
+from harness.reports.stats.groups import note
+from sweeps.sweep_report import format_table, trial_groups, trial_rows
 
 BETA1 = FloatDistribution(0.0, 1.0)
 

@@ -20,8 +20,8 @@ from optuna.trial import TrialState
 
 from harness.common.uris import sqlite_url
 from harness.tracking import check_store
-from sweeps import cli
 from sweeps import objective as objective_module
+from sweeps import sweep_command as cli
 from sweeps.config import load_sweep_config
 
 HERE = Path(__file__).parent

@@ -13,8 +13,9 @@ import pytest
 from harness.common.errors import ConfigError, UserError
 from harness.common.uris import sqlite_path, sqlite_url
 from harness.tracking import RetryingClient, check_store, get_or_create_experiment
-from sweeps import cli, study
 from sweeps import objective as objective_module
+from sweeps import study
+from sweeps import sweep_command as cli
 from sweeps.config import load_sweep_config
 from sweeps.recovery import close_dead_trial
 from sweeps.study import open_study, parent_run

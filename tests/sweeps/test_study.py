@@ -13,13 +13,13 @@ import optuna
 from optuna.trial import TrialState
 
 from harness.common.uris import sqlite_url
-from sweeps import cli
 from sweeps import objective as objective_module
 from sweeps import study as study_module
-from sweeps.cli import run_sweep
+from sweeps import sweep_command as cli
 from sweeps.config import load_sweep_config
 from sweeps.objective import run_trial
 from sweeps.study import run_worker
+from sweeps.sweep_command import run_sweep
 
 HERE = Path(__file__).parent
 

@@ -20,8 +20,8 @@ def tiny():
 
 @pytest.fixture(scope="session")
 def tiny_engine(tiny):
-    from harness.backends import make_backend
-    from harness.rollout import EngineOptions
+    from harness.rollout.backends import make_backend
+    from harness.rollout.engine import EngineOptions
 
     model, tokenizer = tiny
     engine = make_backend("vllm", model, tokenizer, 64, EngineOptions(seed=0))

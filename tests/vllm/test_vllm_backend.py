@@ -8,10 +8,10 @@ import torch
 
 pytest.importorskip("vllm")
 
-from harness.backends import make_backend  # noqa: E402
-from harness.logprobs import response_logprobs  # noqa: E402
 from harness.models import load_model  # noqa: E402
-from harness.rollout import EngineOptions, HFGenerateBackend, SamplingParams, chat_prompt  # noqa: E402
+from harness.rollout.backends import make_backend  # noqa: E402
+from harness.rollout.engine import EngineOptions, HFGenerateBackend, SamplingParams, chat_prompt  # noqa: E402
+from harness.training.logprobs import response_logprobs  # noqa: E402
 
 TINY_MESSAGES = ["12+34=", "7+8=", "99+1=", "05+50=", "31+13="]
 SMOL_MESSAGES = [

@@ -13,7 +13,7 @@ pytest.importorskip("vllm")
 from harness.dataclass_config import build_config  # noqa: E402
 from harness.evaluate import evaluate_model  # noqa: E402
 from harness.schema import EvalConfig, load_train_config  # noqa: E402
-from harness.train import train  # noqa: E402
+from harness.training.train import train  # noqa: E402
 
 SCRIPT = Path(__file__).with_name("train_script.py")
 SHORT = {

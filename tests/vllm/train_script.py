@@ -21,7 +21,7 @@ class EngineCheck(L.Callback):
         self.out_dir = Path(out_dir)
 
     def on_train_end(self, trainer, module):
-        from harness.rollout import HFGenerateBackend, SamplingParams, chat_prompt
+        from harness.rollout.engine import HFGenerateBackend, SamplingParams, chat_prompt
 
         tokenizer = module.tokenizer
         prompts = [chat_prompt(tokenizer, m) for m in ["12+34=", "7+8=", "99+1=", "40+2="]]
@@ -42,7 +42,7 @@ class EngineCheck(L.Callback):
 
 def main(out_dir: str, devices: int) -> None:
     from harness.schema import load_train_config
-    from harness.train import train
+    from harness.training.train import train
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     overrides = {

@@ -1,0 +1,292 @@
+"""What counts as an answer in a math completion: the extraction rules of the project's grader.
+
+    extract("... so the total is \\boxed{12}.")           # Extracted("12", rule="boxed")
+    extract("... \\boxed{2} and \\boxed{3}")               # Extracted("2, 3", rule="boxed"), both boxes in .spans
+    extract("... The final answer is $1000$.")            # Extracted("1000", rule="statement")
+    extract("52")                                         # Extracted("52", rule="whole")
+    extract("... we add 67 and 69, which gives 136.")      # Extracted("136", rule="conclusion")
+    extract("... 196/9 is not an integer, so 9")          # None: no box, no answer statement
+    extract("The final answer is 42.", truncated=True)    # None: a cut-off completion gets no fallback
+
+The rules, in order; the first that applies gives the answer:
+
+1. ``boxed``: the ``\\boxed{...}`` (or ``\\fbox{...}``) that starts last, braces balanced. Boxes right
+   before it, separated from it only by commas, semicolons, "and", "or", ``\\quad``, ``$`` or spaces
+   (at most GAP_CHARS of them),
+   are the same answer split over several boxes (``x = \\boxed{2}, y = \\boxed{3}`` is not: words lie
+   between them); their contents are graded joined by ", " (at most MAX_BOXES of them).
+2. ``statement`` (fallback "statement" only): no box, and the completion ends with an answer
+   statement: "answer" or "final answer" followed by "is", ":" or "=" (so "The final answer is X",
+   "Answer: X", "**Final Answer:** X"), then the answer, then nothing but closing punctuation (and
+   a closing "I hope it is correct." / "I hope this helps!"). The answer is a closed math span
+   (``$...$``, ``\\(...\\)``, ``\\[...\\]``) or plain text: a formula without words (``\\text{}`` aside),
+   optionally followed by up to three unit words ("5 cm", "\\$32,348"), or one single word ("Evelyn",
+   "B"). An unclosed ``$`` or brace, words before the answer ("the answer is not 42 but") or a
+   second sentence after it mean there is no answer.
+3. ``whole`` (fallback "statement" only): the whole completion is nothing but such an answer ("52",
+   "$\\frac{1}{2}$.", "x = 5", "7 + 45 = 52"; at most WHOLE_CHARS characters, an integer of any
+   length): what "Answer with just the number." asks for.
+4. ``conclusion`` (fallback "statement" only): the completion's last sentence ends, with its full
+   stop, on a result: "= X.", "is X.", "equals X.", "results in X.", "gives X.", "get X.", where X
+   is a number (with up to two unit words: "is 30 inches.") or a closed math span ("is $2.$"), or
+   on an equation in a math span, X being its right side ("so $3 \\cdot 4 = 12$.").
+   A sentence that stops without its full stop ("... so 9") is not one.
+
+Fallback "boxed" keeps rule 1 only. Rules 2 to 4 never read a truncated completion: pass
+``truncated=True`` when the completion was cut at its token limit (RL rollouts know this). Without
+that flag only the text can tell: the answer has to close the completion (a full stop, a closed
+math span), but "The answer is 4" cut from "The answer is 42" reads as complete; a box is never
+affected ("\\boxed{4" is not closed, so it is no box).
+
+Bounds: one linear scan over brace tokens finds the last box, a second one over the GROUP_CHARS
+before it the boxes of the same answer; the statement is looked for only in the last
+STATEMENT_CHARS characters and the conclusion in the last CONCLUSION_CHARS, with regexes that
+have no nested quantifiers; an answer text is at most ANSWER_TEXT_CHARS long.
+"""
+
+import re
+
+from benchmarks.grading.math_hidden import retracted, visible
+
+FALLBACKS = ("statement", "boxed")
+MAX_BOXES = 8  # boxes joined into one answer at most
+GROUP_CHARS = 2_000  # the text before the last box searched for the other boxes of its answer
+GAP_CHARS = 40  # the longest separator between two boxes of one answer ("$, \\text{ and } $")
+STATEMENT_CHARS = 600  # the tail searched for an answer statement
+WHOLE_CHARS = 200  # the longest completion that can be an answer by itself
+ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer after a statement
+CONCLUSION_CHARS = 300  # the tail searched for a concluding sentence
+
+_BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_BRACE_TOKEN = re.compile(r"\{|\}|\\(?:boxed|fbox)\s*\{")  # literal first characters: a fast C scan
+_BRACE = re.compile(r"[{}]")
+# What may lie between the boxes of one answer split over several.
+_BOX_SEPARATOR = re.compile(r"(?:[\s,;$&]|\\quad|\\qquad|\\[,;: ]|\\text\{\s*(?:and|or|,)?\s*\}|and|or)*")
+_STATEMENT = re.compile(r"(?:\bthe\s+)?(?:final\s+answer|\banswer)(?:\s|\*)*(?:is\b|:|=)(?:\s|\*|:)*", re.IGNORECASE)
+_CLOSING = re.compile(r"(?:[\s.!*]|I hope (?:it is correct|this helps|it helps)[.!]?)*\Z")  # may follow the answer
+# Rule 4: a result verb, then a number (and unit words) with its full stop, or a closed math span.
+_CONCLUSION = re.compile(
+    r"(?:=|\bis|\bequals|\bresults? in|\bgives(?: us)?|\bget)\s*"
+    r"(?:\$([^$]{1,200})\$|(-?\\?\$?\d[\d,]*(?:\.\d+)?(?:/\d+)?(?:\\?%)?)(?:\s+[A-Za-z]+){0,2})\Z"
+)
+_EQUATION_SPAN = re.compile(r"\$([^$=]{1,200})=([^$=<>]{1,100})\$\Z")  # "... check: $3 \cdot 4 = 12$."
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_UNITS = re.compile(r"(?:\s+[A-Za-z]+\.?){1,3}\Z")  # "5 cm", "20 square feet"
+_WORD = re.compile(r"(?<!\\)(?<![A-Za-z])[A-Za-z]{2,}")  # a word, not a LaTeX command's name
+_TEXT_COMMAND = re.compile(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}")
+_SINGLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_LONG_INTEGER = re.compile(r"[+-]?\d+\.?")
+_SENTENCE_END = re.compile(r"(?<!\\)\.(?=\s)|\n")  # a full stop before a space (not "3.5"), or a new line
+_CHECK = re.compile(
+    r"\s*(?:\*\*)?(?:check(?:ing)?|verif(?:y|ication|ying)|sanity check|double[- ]check"
+    r"|let(?:'s| me| us) (?:check|verify)|indeed|this (?:checks out|is correct)|substituting back)\b",
+    re.IGNORECASE,
+)
+
+
+# A box: (where "\boxed" begins, where its content begins, where its content ends, after its closing
+# brace). Plain tuples, not a NamedTuple: building one is a third of the cost of grading an integer.
+Box = tuple[int, int, int, int]
+
+
+class Extracted(str):
+    """The answer text that is graded, with the rule that found it (`rule`: "boxed", "statement",
+    "whole" or "conclusion") and the exact parts of the completion it was read from (`spans`: each box, or the
+    statement, the completion or its last sentence). A str, so that callers that only want the
+    answer see one."""
+
+    rule: str
+    spans: tuple[str, ...]
+    end: int  # where the answer's text ends in the completion read (the last box's closing brace)
+
+    def __reduce__(self):
+        return make_extracted, (str(self), self.rule, self.spans, self.end)
+
+
+def make_extracted(answer: str, rule: str, spans: tuple[str, ...], end: int = -1) -> Extracted:
+    """An `Extracted` (built without a Python-level ``__new__``: this runs on every grading call)."""
+    found = _new_str(Extracted, answer)
+    found.rule, found.spans, found.end = rule, spans, end
+    return found
+
+
+_new_str = str.__new__
+
+
+def _scan(text: str) -> list[Box]:
+    """Every closed box, in closing order, in one pass from the first box on (a box's closing brace
+    depends only on the text after it): a stack holds each open brace, with where its box began when
+    it is a box's own brace; a closing brace pops its match (stray ones are ignored)."""
+    first = _BOX_OPEN.search(text)
+    if first is None:
+        return []
+    open_braces: list[tuple[int, int]] = []  # (box start or -1, index after the brace)
+    closed = []
+    for token in _BRACE_TOKEN.finditer(text, first.start()):
+        if token.end() - token.start() > 1:  # "\boxed{"
+            open_braces.append((token.start(), token.end()))
+        elif text[token.start()] == "{":
+            open_braces.append((-1, token.end()))
+        elif open_braces:
+            box_start, content_start = open_braces.pop()
+            if box_start >= 0:
+                closed.append((box_start, content_start, token.start(), token.end()))
+    return closed
+
+
+def last_box(text: str) -> Box | None:
+    """The closed box that starts last (for nested boxes, the innermost). The hot path of every
+    grading call: when the last ``\\boxed{`` closes, it is that box, found by matching braces forward
+    from it; otherwise (it is left open) `_scan` decides, still in linear time."""
+    opener = text.rfind("\\boxed")
+    opener = max(opener, text.rfind("\\fbox", max(opener, 0)))
+    head = _BOX_OPEN.match(text, opener) if opener >= 0 else None
+    if head is not None:
+        depth = 1
+        for brace in _BRACE.finditer(text, head.end()):
+            depth += 1 if brace.group() == "{" else -1
+            if depth == 0:
+                return opener, head.end(), brace.start(), brace.end()
+    return max(_scan(text), default=None)  # tuples compare by their start first
+
+
+def _boxed(text: str, original: str | None = None) -> Extracted | None:
+    """Rule 1: the last box, with the boxes of the same answer right before it. `text` is what a
+    reader sees (`visible`); the answer and its spans are read off `original` (same positions)."""
+    last = last_box(text)
+    if last is None:
+        return None
+    # Most completions have one box: when no closing brace ends a separator gap right before it,
+    # there is no other (the hot path of every grading call, so checked here first).
+    brace = text.rfind("}", max(0, last[0] - GAP_CHARS - 1), last[0])
+    source = text if original is None else original
+    if brace < 0 or not _BOX_SEPARATOR.fullmatch(text, brace + 1, last[0]):
+        return make_extracted(source[last[1] : last[2]].strip(), "boxed", (source[last[0] : last[3]],), last[3])
+    found = _boxed_group(text, last)
+    contents = [source[box[1] : box[2]].strip() for box in found]
+    answer = ", ".join(content for content in contents if content)
+    return make_extracted(answer, "boxed", tuple(source[box[0] : box[3]] for box in found), last[3])
+
+
+def _boxed_group(text: str, last: Box) -> list[Box]:
+    """The last box and the boxes of the same answer right before it, in order."""
+    # Earlier boxes of the same answer lie in the GROUP_CHARS before it (a box that closes there also
+    # opens there, or it is too long to be part of a split answer), each at most GAP_CHARS of
+    # separators before the next; nearest first. Most completions have one box: when no closing
+    # brace ends a separator gap right before it, there is no other.
+    offset = max(0, last[0] - GROUP_CHARS)
+    brace = text.rfind("}", max(offset, last[0] - GAP_CHARS - 1), last[0])
+    if brace < 0 or not _BOX_SEPARATOR.fullmatch(text, brace + 1, last[0]):
+        return [last]
+    group = [last]
+    for box in sorted(_scan(text[offset : last[0]]), key=lambda box: box[3], reverse=True):
+        box = tuple(position + offset for position in box)
+        gap_too_long = group[-1][0] - box[3] > GAP_CHARS
+        if len(group) == MAX_BOXES or gap_too_long or not _BOX_SEPARATOR.fullmatch(text, box[3], group[-1][0]):
+            break
+        group.append(box)
+    group.reverse()
+    return group
+
+
+def _balanced(text: str) -> bool:
+    """Closed braces and math delimiters: what a cut-off answer usually lacks."""
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    unescaped_dollars = len(re.findall(r"(?<!\\)\$", text))
+    return depth == 0 and unescaped_dollars % 2 == 0 and text.count("\\(") == text.count("\\)")
+
+
+def answer_text(text: str) -> str | None:
+    """The answer in `text` when `text` is nothing but an answer (rules 2 and 3), else None."""
+    text = text.strip().strip("*").strip().strip("\"'").strip()
+    if not text or len(text) > ANSWER_TEXT_CHARS or not _balanced(text):
+        return None
+    text = text.rstrip(".!").strip()
+    span = _MATH_SPAN.fullmatch(text)
+    if span:  # "$x = 5$": the span is the answer
+        inner = next(group for group in span.groups() if group is not None).strip()
+        return inner.rstrip(".").strip() or None
+    if "$" in text.replace("\\$", "") or "\n" in text:  # maths and prose mixed, or two lines
+        return None
+    if _SINGLE_WORD.fullmatch(text):  # "Evelyn", "B", "yes"
+        return text
+    formula = _UNITS.sub("", text) if re.search(r"\d", text) else text  # "5 cm" -> "5"
+    words = _WORD.search(_TEXT_COMMAND.sub("", formula))  # "5 \text{ cm}" has no words of its own
+    if not formula or words or not re.search(r"[\dA-Za-z]", formula):
+        return None  # words in it ("not 42 but"), or nothing to grade
+    return formula.strip()
+
+
+def _statement(text: str) -> Extracted | None:
+    """Rule 2: the completion ends with an answer statement."""
+    tail_start = max(0, len(text) - STATEMENT_CHARS)
+    statements = list(_STATEMENT.finditer(text, tail_start))
+    if not statements:
+        return None
+    last = statements[-1]
+    rest = text[last.end() :]
+    closing = _CLOSING.search(rest)  # always matches, possibly empty
+    answer = answer_text(rest[: closing.start()])
+    if answer is None:
+        answer = _confirmed_answer(rest)
+    if answer is None:
+        return None
+    return make_extracted(answer, "statement", (text[last.start() :].strip(),))
+
+
+def _confirmed_answer(rest: str) -> str | None:
+    """The answer of "X. Check: <a check that confirms X>": a statement followed by a verification
+    that neither retracts it nor gives another answer."""
+    end = _SENTENCE_END.search(rest)
+    if end is None:
+        return None
+    check = rest[end.end() :]
+    if not _CHECK.match(check) or retracted(check) or last_box(check) is not None:
+        return None
+    return answer_text(rest[: end.start()])
+
+
+def _whole(text: str) -> Extracted | None:
+    """Rule 3: the completion is nothing but an answer."""
+    stripped = text.strip()
+    if _LONG_INTEGER.fullmatch(stripped):  # an integer of any length ("7" * 5000): linear to check
+        return make_extracted(stripped.rstrip("."), "whole", (stripped,))
+    if len(stripped) > WHOLE_CHARS:
+        return None
+    answer = answer_text(stripped)
+    return None if answer is None else make_extracted(answer, "whole", (stripped,))
+
+
+def _conclusion(text: str) -> Extracted | None:
+    """Rule 4: the last sentence ends on a result."""
+    tail = text[-CONCLUSION_CHARS:]
+    closing = _CLOSING.search(tail).start()
+    found = _CONCLUSION.search(tail, 0, closing)
+    if found is None:
+        equation = _EQUATION_SPAN.search(tail, 0, closing)
+        if equation is None or not tail[closing:].lstrip(" *").startswith((".", "!")):
+            return None
+        sentence_start = max(tail.rfind(". ", 0, equation.start()), tail.rfind("\n", 0, equation.start())) + 1
+        return make_extracted(equation.group(2).strip(), "conclusion", (tail[sentence_start:].strip(),))
+    if found.group(2) is not None and not tail[closing:].lstrip(" *").startswith((".", "!")):
+        return None  # a number with no full stop after it: the sentence may go on ("so 9" -> "so 90")
+    answer = (found.group(1) or found.group(2)).strip().rstrip(".").strip()
+    sentence_start = max(tail.rfind(". ", 0, found.start()), tail.rfind("\n", 0, found.start())) + 1
+    return make_extracted(answer, "conclusion", (tail[sentence_start:].strip(),)) if answer else None
+
+
+def extract(text: str, fallback: str = "statement", truncated: bool = False) -> Extracted | None:
+    """The answer of a completion by the rules above, or None when it gives none."""
+    if fallback not in FALLBACKS:
+        raise ValueError(f"unknown answer fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
+    seen = visible(text)  # hidden boxes and comments blanked, positions kept
+    found = _boxed(seen, text)
+    if found is not None:
+        return None if retracted(text[found.end :]) else found
+    if fallback == "boxed" or truncated:
+        return None
+    return _statement(seen) or _whole(seen) or _conclusion(seen)

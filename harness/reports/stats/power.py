@@ -1,0 +1,136 @@
+"""Seed and sample budgets for accuracy differences: the variance of a paired difference from its parts.
+
+Per benchmark, two rows compared on n problems, S paired training seeds, k samples per problem. With a
+row's avg@k = mean over seeds and problems of p[seed, problem] plus sampling noise, the variance of the
+treatment - control difference of avg@k is (fractions; every term an independent source):
+
+    SE^2 = 2 seed_sd^2 / S                                 training seed: a row's whole-benchmark shift
+         + problem_sd^2 / n                                which problems the benchmark happens to hold
+         + 2 (interaction_sd^2 + sample_var / k) / (S n)   per seed and problem: the seed's own luck on that
+                                                           problem, and the k samples' Bernoulli noise
+
+The 2s: each row has its own seeds' shifts and interactions, and its own samples (sample_var is the mean
+p(1-p), one sample's variance; k samples divide it by k). problem_sd is already a difference's (the sd
+over problems of the two rows' expected per-problem accuracies). The interval of
+harness.reports.stats.accuracy.difference estimates this same variance (its two-way ANOVA form) from a run.
+
+MDE = (t_{nu, 1-alpha/2} + t_{nu, power}) SE, a t version: nu is the Satterthwaite degrees of freedom of
+the ANOVA variance estimate at the expected mean squares (MS_seed = 2 n seed_sd^2 + R, MS_problem =
+S problem_sd^2 + R, MS_resid = R with R the per-cell residual above; S - 1, n - 1, (S-1)(n-1) degrees of
+freedom), so few seeds cost what they cost in the interval (t with ~S - 1 df when the seed term
+dominates). One seed: nu = n - 1 and the seed term is in SE although one seed cannot measure it, so
+where the seed term dominates (MATH-500) one seed's MDE can come out below two or three seeds': the
+1-seed test pays nothing for not knowing the seed term, and cannot tell seed luck from a difference.
+`power_of` is the same shifted-t approximation, so power_of(MDE) = power (up to the far tail).
+
+PAPER_ASSUMPTIONS (stated defaults for `harness plan --profile paper`; a run with 2+ seeds replaces them
+by `components_from`):
+- problems: AIME24 30, AIME25 30, HMMT25 30 (February 2025), MATH-500 500, AMC23 40 (the files of
+  benchmarks/families/math_competitions.py); samples k = 16 and seeds = 1: the `paper` profile of
+  harness/reports/table1/rows.py (TABLE_PROFILES), the paper's avg@k evaluation as this project runs it.
+- accuracy level m per benchmark: the mean of the GRPO, DAPO and CE-GPPO(0.5,1) rows at 1.5B of the
+  CE-GPPO paper's Table 1 (arXiv 2509.20712; harness/reports/paper_numbers.py), e.g. AIME24 38.5%.
+- sample_var = E[p(1-p)] = m(1-m)/2: per-problem accuracies spread like Beta(m, 1-m) (a + b = 1), half
+  of the Bernoulli variance between problems. Assumed: on competition maths a 1.5B model solves some
+  problems nearly always and others nearly never.
+- problem_sd: per-problem logit shifts between two trained rows with sd 0.5, mapped by dp = p(1-p) dlogit
+  (sd = 0.5 sqrt(E[(p(1-p))^2]) under the same Beta): about 7 points on AIME. Assumed.
+- interaction_sd: the same mapping of a logit sd 0.3 between training seeds on one problem. Assumed.
+- seed_sd = 1 point of avg@k on every benchmark. Assumed: no published study of RL training-seed
+  variance at this scale was found; evaluation-seed studies (Hochlehnert et al. 2025, "A Sober Look at
+  Progress in Language Model Reasoning", arXiv 2504.07086) report sd of several points on AIME24 for
+  single-sample accuracy, which this model carries in sample_var / k and the interaction term; what is
+  left for a training seed's whole-benchmark shift is taken to be smaller.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scipy.stats import t as student_t
+
+from harness.reports.paper_numbers import COLUMNS, REPORTED
+
+
+@dataclass(frozen=True)
+class Components:  # per benchmark, in score units (fractions); the module docstring's formula
+    seed_sd: float  # sd of a row's per-seed avg@k about its mean (training seeds), net of evaluation noise
+    problem_sd: float  # sd over problems of the paired per-problem difference (expected accuracies)
+    sample_var: float  # mean within-problem Bernoulli variance p(1-p)
+    problems: int
+    samples: int
+    seeds: int
+    interaction_sd: float = 0.0  # a row's seed x problem deviation beyond sampling (added to the contract)
+
+
+def _design(c: Components, seeds: int, samples: int, problems: int | None) -> tuple[float, float]:
+    """(SE of the paired difference, its Satterthwaite degrees of freedom) for a design (module docstring)."""
+    n, S = problems or c.problems, seeds
+    residual = 2 * (c.interaction_sd**2 + c.sample_var / samples)  # per cell, of the difference
+    ms_seed, ms_problem = n * 2 * c.seed_sd**2 + residual, S * c.problem_sd**2 + residual
+    variance = 2 * c.seed_sd**2 / S + c.problem_sd**2 / n + residual / (S * n)
+    if S < 2:
+        return math.sqrt(variance), float(n - 1)
+    parts = ((ms_seed, S - 1), (ms_problem, n - 1), (residual, (S - 1) * (n - 1)))
+    return math.sqrt(variance), (sum(m for m, _ in parts[:2]) - residual) ** 2 / sum(m * m / df for m, df in parts)
+
+
+def minimum_detectable_difference(
+    components: Components, seeds: int, samples: int, *, alpha=0.05, power=0.8, problems: int | None = None
+) -> float:
+    """The smallest true difference (points) the interval test detects with `power`:
+    (t_{nu,1-alpha/2} + t_{nu,power}) SE."""
+    se, nu = _design(components, seeds, samples, problems)
+    return 100 * (student_t.ppf(1 - alpha / 2, nu) + student_t.ppf(power, nu)) * se
+
+
+def power_of(components, difference_points, seeds, samples, *, alpha=0.05, problems=None) -> float:
+    """Probability that the two-sided interval test at `alpha` excludes 0 when the true difference is
+    `difference_points` (shifted central t: the approximation the MDE inverts)."""
+    se, nu = _design(components, seeds, samples, problems)
+    shift, critical = difference_points / 100 / se, student_t.ppf(1 - alpha / 2, nu)
+    return float(student_t.cdf(shift - critical, nu) + student_t.cdf(-shift - critical, nu))
+
+
+def budget(
+    components,
+    difference_points,
+    *,
+    power=0.8,
+    alpha=0.05,
+    seeds_options=(1, 2, 3, 5, 8, 10, 16, 32),
+    samples_options=(1, 2, 4, 8, 16, 32, 64),
+) -> list[tuple[int, int, float]]:
+    """(seeds, samples, power) for the cheapest designs reaching `power`: for each seed count the fewest
+    samples that do, keeping only those no other option beats on both (fewer seeds need more samples;
+    a seed costs a training run, a sample only evaluation, so the trade-off is left to the reader). A
+    1-seed option's power counts the assumed seed term, but its interval cannot measure that term."""
+    options, best = [], math.inf
+    for seeds in sorted(seeds_options):
+        for samples in sorted(samples_options):
+            reached = power_of(components, difference_points, seeds, samples, alpha=alpha)
+            if reached >= power and samples < best:
+                options.append((seeds, samples, reached))
+                best = samples
+                break
+    return options
+
+
+def _assumed(level: float, problems: int) -> Components:
+    """Stated defaults at a mean accuracy `level` (see PAPER_ASSUMPTIONS)."""
+    m, phi = level, 1.0  # per-problem accuracies ~ Beta(m phi, (1-m) phi): half the variance between problems
+    a, b = m * phi, (1 - m) * phi
+    bernoulli = m * (1 - m) * phi / (phi + 1)  # E[p(1-p)]
+    slope = math.sqrt(a * (a + 1) * b * (b + 1) / (phi * (phi + 1) * (phi + 2) * (phi + 3)))  # sqrt E[(p(1-p))^2]
+    # dp = p(1-p) dlogit: logit sd 0.5 between two trained rows per problem, 0.3 between seeds per problem
+    return Components(0.01, 0.5 * slope, bernoulli, problems, PAPER_SAMPLES, PAPER_SEEDS, 0.3 * slope)
+
+
+PAPER_SAMPLES, PAPER_SEEDS = 32, 1  # harness.reports.table1.rows TABLE_PROFILES["paper"]: k=32, seeds=1
+PAPER_PROBLEMS = {"aime24": 30, "aime25": 30, "hmmt25": 30, "math500": 500, "amc23": 40}
+PAPER_LEVELS = {  # mean of the paper's 1.5B GRPO, DAPO and CE-GPPO(0.5,1) rows, as a fraction
+    b: sum(REPORTED["1.5B"][row][i] for row in ("GRPO", "DAPO", "CE-GPPO(0.5,1)")) / 300
+    for i, b in enumerate(COLUMNS[:-1])
+}
+PAPER_ASSUMPTIONS: dict[str, Components] = {b: _assumed(PAPER_LEVELS[b], n) for b, n in PAPER_PROBLEMS.items()}

@@ -1,0 +1,163 @@
+"""`harness plan`: how many seeds x samples per problem a comparison needs to detect a difference of D points.
+
+    harness plan --profile paper --difference 2.5        # the paper's benchmarks, stated assumptions
+    harness plan --profile tiny --from runs/table1-tiny  # components measured on a Table 1 run
+    harness plan --tracking-uri sqlite:///mlflow.db      # ... on the newest Table 1 report in a store
+
+Per benchmark it prints the variance components it used (see harness.reports.stats.power for the
+formula): the between-seed sd of a row's avg@k, the sd over problems of the paired per-problem
+difference, the seed x problem interaction sd and the within-problem sampling variance p(1-p); then the
+smallest difference the profile's own budget (its seeds x samples on its problems) detects with 80%
+power at the 5% level, and the cheapest seeds x samples options that reach 80% power for D.
+
+Where the components come from, first found:
+1. `--from DIR`: the scores.json a Table 1 report writes (per-problem scores of every row and seed);
+2. `--tracking-uri URI`: that file on the newest Table 1 report run in the store (tag table.report);
+3. neither: runs/table1-<profile>/scores.json if it exists (the folder `harness table1` writes);
+4. the `paper` profile: the stated PAPER_ASSUMPTIONS (each one justified in accuracy_power's docstring).
+Measured components come from the trained rows (the base row is evaluated only). Nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from pathlib import Path
+
+from harness.common.errors import ConfigError, DataError, TrackingError
+from harness.reports.stats.accuracy import PAPER_ASSUMPTIONS, Components, budget, components_from
+from harness.reports.stats.accuracy import minimum_detectable_difference as mde
+from harness.reports.table1.rows import TABLE_PROFILES, TRAIN_EXPERIMENT
+
+SCORES = "scores.json"
+DEFAULT_DIFFERENCE = 2.5  # points: CE-GPPO(0.5,1) over the best baseline (DAPO) on Avg at 1.5B in the paper
+
+
+def read_scores(path: Path) -> dict:
+    """A scores.json, its seeds back to integers; DataError naming the file when it cannot be used."""
+    try:
+        payload = json.loads(path.read_text())
+        rows = {
+            label: {b: {int(s): problems for s, problems in seeds.items()} for b, seeds in row.items()}
+            for label, row in payload["rows"].items()
+        }
+        return {**payload, "rows": rows, "source": str(path)}
+    except (OSError, ValueError, KeyError, AttributeError, TypeError) as error:
+        raise DataError(f"cannot read the scores of a Table 1 run from {path}: {error}") from None
+
+
+def scores_from_folder(folder: str) -> dict:
+    path = Path(folder) / SCORES
+    if not path.is_file():
+        raise DataError(f"--from {folder}: no {SCORES} there (a Table 1 output folder: `harness table1 --output-dir`)")
+    return read_scores(path)
+
+
+def scores_from_store(uri: str, profile: str | None) -> dict:
+    """scores.json of the newest FINISHED Table 1 report run (of `profile`, if given) in the store."""
+    from harness.tracking import RetryingClient, check_store, search_tagged
+
+    check_store(uri, create=False)  # only reads: a missing store is refused, never created
+    client = RetryingClient(uri)
+    experiment = client.get_experiment_by_name(TRAIN_EXPERIMENT)
+    runs = []
+    if experiment is not None:
+        tags = {"table.report": profile} if profile else {}
+        runs = search_tagged(client, [experiment.experiment_id], tags, max_results=1000)  # newest first
+    for run in (r for r in runs if r.data.tags.get("table.report")):
+        if not any(a.path == SCORES for a in client.list_artifacts(run.info.run_id)):
+            continue  # a report written before scores were kept
+        with tempfile.TemporaryDirectory() as tmp:
+            return read_scores(Path(client.download_artifacts(run.info.run_id, SCORES, tmp)))
+    which = f"of the {profile} profile " if profile else ""
+    raise TrackingError(f"no Table 1 report {which}with per-problem scores in the store; run `harness table1` first")
+
+
+def measured(payload: dict) -> dict[str, Components]:
+    """benchmark -> components estimated on the trained rows of a scores.json."""
+    trained = {label: payload["rows"][label] for label in payload.get("trained", []) if label in payload["rows"]}
+    rows = trained or payload["rows"]
+    return {b: components_from(rows, b, payload["samples"]) for b in payload["benchmarks"]}
+
+
+def _points(value: float) -> str:
+    return "–" if not math.isfinite(value) else f"{100 * value:.1f}"
+
+
+def plan_lines(components: dict[str, Components], seeds: int, samples: int, difference: float) -> list[str]:
+    """The table: per benchmark the components, the MDE at the budget, the options for `difference`."""
+    header = ["benchmark", "problems", "seed sd", "problem sd", "interact. sd", "p(1-p)", "MDE at budget"]
+    header.append(f"for {difference:g} points: seeds x samples (power)")
+    rows = []
+    for name, c in components.items():
+        detect = mde(c, seeds, samples, problems=c.problems)
+        options = budget(c, difference) if math.isfinite(detect) else []
+        # with unlimited seeds and samples only the problem term is left: the benchmark's own floor
+        floor = mde(c, 10**6, 10**6, problems=c.problems) if math.isfinite(detect) else math.nan
+        needed = ", ".join(f"{s}x{k} ({p:.2f})" for s, k, p in options) or (
+            f"none up to 32 seeds x 64 samples (unlimited seeds and samples on {c.problems} problems: "
+            f"{floor:.2f} points)"
+        )
+        if not math.isfinite(detect):
+            needed = "not measurable (needs two trained rows on shared problems)"
+        rows.append(
+            [
+                name,
+                str(c.problems),
+                _points(c.seed_sd),
+                _points(c.problem_sd),
+                _points(c.interaction_sd),
+                f"{c.sample_var:.3f}",
+                f"{detect:.1f} points" if math.isfinite(detect) else "–",
+                needed,
+            ]
+        )
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    return lines
+
+
+def plan(profile: str | None, difference: float, source: str | None, uri: str | None, log=print) -> dict:
+    """Print the plan; returns {benchmark: Components} used. See the module docstring for the sources."""
+    if profile is not None and profile not in TABLE_PROFILES:
+        raise ConfigError(f"--profile={profile!r} is not known; valid: {', '.join(TABLE_PROFILES)}")
+    if not math.isfinite(difference) or difference <= 0:
+        raise ConfigError(f"--difference={difference:g} is out of range; allowed: > 0 (points)")
+    payload = None
+    if source is not None:
+        payload = scores_from_folder(source)
+    elif uri is not None:
+        payload = scores_from_store(uri, profile)
+    elif profile is not None and (Path("runs") / f"table1-{profile}" / SCORES).is_file():
+        payload = read_scores(Path("runs") / f"table1-{profile}" / SCORES)
+    if payload is not None and profile is not None and payload.get("profile") != profile:
+        raise ConfigError(f"{payload['source']} holds a Table 1 of the {payload.get('profile')} profile, not {profile}")
+    name = profile or (payload or {}).get("profile") or "paper"
+    if payload is None and name != "paper":
+        raise ConfigError(
+            f"no measured Table 1 run of the {name} profile: run `harness table1 --profile {name}` first, or pass "
+            "--from OUTPUT_DIR / --tracking-uri (stated assumptions exist for the paper profile only)"
+        )
+    table = TABLE_PROFILES[name]
+    if payload is None:
+        components = dict(PAPER_ASSUMPTIONS)
+        where = "stated assumptions (harness.reports.stats.power.PAPER_ASSUMPTIONS; its docstring justifies each)"
+    else:
+        components = measured(payload)
+        trained = ", ".join(payload.get("trained") or payload["rows"])
+        where = f"measured on {payload['source']} (rows {trained}; {payload['samples']} samples per problem)"
+    seeds, samples = table.seeds, table.k
+    log(
+        f"harness plan: the {name} profile's Table 1 budget is {seeds} seed{'s' * (seeds != 1)} x {samples} samples "
+        f"per problem; detecting {difference:g} points with 80% power at the 5% level (two-sided, paired rows)"
+    )
+    log(f"components (points; p(1-p) a fraction): {where}")
+    for line in plan_lines(components, seeds, samples, difference):
+        log(line)
+    log(
+        "seeds x samples: per seed count the fewest samples per problem that reach 80% power; a seed is a training "
+        "run, a sample only evaluation. One seed cannot measure the seed term it assumes."
+    )
+    return components

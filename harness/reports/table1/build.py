@@ -1,0 +1,239 @@
+"""The Table 1 report, built from MLflow: the table, the claims section, the figures, an HTML page.
+
+For every (row, seed) of the plan it reads the FINISHED training run (its summary.json artifact:
+per-step history and stability figures) and evaluation run (eval/results.json and
+eval/samples.jsonl: per-problem scores) by their table.* tags. It writes into the output folder
+
+    table1.md      the table (our rows; on the paper profile the paper's numbers under them; each
+                   math cell lenient with strict beside it), the grader audit's line, the
+                   differences to the baseline row with their intervals, the smallest difference
+                   the budget detects, with staleness rows (`--rows staleness`) the Staleness
+                   section (harness.reports.table1.staleness_section), the claims section (accuracy claims
+                   Holm-adjusted) and the figures, as a Markdown page; above the table, every
+                   row and seed that is missing, with the failed job's error and log
+    table1.csv     every cell as mean / se / sd, the stability figures, then the differences (and
+                   the Staleness section's figures and differences to K=0)
+    table1.html    one static page (table, differences, claims, figures embedded), no network needed
+    scores.json    the per-problem scores of every row and seed (what `harness plan` measures from)
+    figures/       the PNGs
+
+and logs all of it as artifacts of a report run (tag table.report) in the training experiment.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+from pathlib import Path
+
+from benchmarks.grading.grader_audit import audit_line
+from benchmarks.runner import strict_name
+from harness.common.files import atomic_write_text
+from harness.reports.paper_numbers import paper_rows
+from harness.reports.recipe_audit import RECIPE_PROFILES, audit_html, audit_markdown
+from harness.reports.render.html import html_page
+from harness.reports.render.table import SeedResult, build_table, to_csv, to_markdown
+from harness.reports.render.training_figures import paper_figures
+from harness.reports.table1.claims import accuracy_note, check_accuracy_claims, check_claims
+from harness.reports.table1.differences import (
+    compare,
+    csv_columns,
+    detectable,
+    detectable_line,
+    differences_html,
+    differences_markdown,
+    nothing_to_compare,
+    row_scores,
+)
+from harness.reports.table1.rows import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Row, TableProfile
+from harness.reports.table1.staleness_section import staleness_csv, staleness_html, staleness_lines, staleness_markdown
+from harness.tracking import RetryingClient, tagged_runs, tracked_run
+
+
+def _artifact_json(client, run_id: str, path: str, folder: Path):
+    local = Path(client.download_artifacts(run_id, path, str(folder)))
+    if path.endswith(".jsonl"):
+        return [json.loads(line) for line in local.read_text().splitlines() if line.strip()]
+    return json.loads(local.read_text())
+
+
+def per_problem_scores(results: dict, samples: list[dict], strict: bool = False) -> dict[str, dict[str, float]]:
+    """benchmark -> problem id -> mean of its samples' primary score (`strict`: of the same samples graded
+    in the math grader's strict mode, for the benchmarks graded in both modes only)."""
+    primary = {name: b["primary_metric"] for name, b in results["benchmarks"].items()}
+    if strict:
+        primary = {name: strict_name(metric) for name, metric in primary.items()}
+    collected: dict[str, dict[str, list[float]]] = {}
+    for sample in samples:
+        bench = sample["benchmark"]
+        if primary[bench] in sample["scores"]:
+            collected.setdefault(bench, {}).setdefault(str(sample["id"]), []).append(sample["scores"][primary[bench]])
+    return {b: {p: statistics.fmean(v) for p, v in problems.items()} for b, problems in collected.items()}
+
+
+def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, expected: dict):
+    """(SeedResults per row and seed, histories per row and seed, held-out accuracy before / after RL per
+    row and seed, benchmarks) from MLflow.
+
+    `expected[(row label, seed)]` = (training hash or None for the base row, evaluation hash): only
+    runs of exactly those settings count, so runs of other steps or limits in the store never mix in."""
+    client = RetryingClient(uri)
+    results: dict[str, dict[int, SeedResult]] = {}
+    histories: dict[str, dict[int, list[dict]]] = {}
+    heldout: dict[str, dict[int, dict]] = {}
+    benchmarks: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for row in rows:
+            for seed in seeds:
+                tags = {"table.profile": profile.name, "table.row": row.label, "table.seed": str(seed)}
+                train_key, eval_key = expected[row.label, seed]
+                evals = tagged_runs(client, EVAL_EXPERIMENT, {**tags, "table.eval_hash": eval_key})
+                figures = {}
+                if row.loss is not None:
+                    trained = tagged_runs(client, TRAIN_EXPERIMENT, {**tags, "table.hash": train_key})
+                    if not trained:
+                        continue
+                    summary = _artifact_json(client, trained[0].info.run_id, "summary.json", Path(tmp) / "s")
+                    histories.setdefault(row.label, {})[seed] = summary["history"]
+                    heldout.setdefault(row.label, {})[seed] = _heldout(summary)
+                    figures = summary["stability"]
+                if not evals:
+                    continue
+                run_id = evals[0].info.run_id
+                evaluation = _artifact_json(client, run_id, "eval/results.json", Path(tmp) / "r")
+                samples = _artifact_json(client, run_id, "eval/samples.jsonl", Path(tmp) / "j")
+                benchmarks = benchmarks or list(evaluation["benchmarks"])
+                scores = per_problem_scores(evaluation, samples)
+                strict = per_problem_scores(evaluation, samples, strict=True)
+                results.setdefault(row.label, {})[seed] = SeedResult(scores, figures, strict)
+    return results, histories, heldout, benchmarks
+
+
+def _heldout(summary: dict) -> dict:
+    """Greedy held-out accuracy before and after RL, and the steps done (the accuracy figure's ends)."""
+    before, after = summary.get("heldout_before") or {}, summary.get("heldout_after") or {}
+    return {
+        "before": before.get("greedy_accuracy"),
+        "after": after.get("greedy_accuracy"),
+        "steps": summary.get("steps_completed"),
+    }
+
+
+def scores_file(profile: TableProfile, rows: list[Row], results: dict, benchmarks: list[str]) -> str:
+    """scores.json: the per-problem scores behind the table, for `harness plan` (harness.reports.stats.seed_planner)."""
+    payload = {
+        "profile": profile.name,
+        "samples": profile.k,
+        "benchmarks": benchmarks,
+        "trained": [r.label for r in rows if r.loss is not None and r.label in results],
+        "rows": {label: row_scores(by_seed, benchmarks) for label, by_seed in results.items()},
+    }
+    return json.dumps(payload)
+
+
+def build_report(
+    profile: TableProfile,
+    rows: list[Row],
+    seeds: list[int],
+    root: Path,
+    uri: str,
+    expected: dict,
+    log=print,
+    failed: dict | None = None,
+    baseline: str = "GRPO",
+) -> dict:
+    """Write the report of what finished; every (row, seed) without its runs is listed as missing,
+    with why (`failed[(row label, seed)]`: the job's error and log) where that is known. Every row is
+    compared with the `baseline` row."""
+    results, histories, heldout, benchmarks = collect(profile, rows, seeds, uri, expected)
+    ordered = {r.label: results[r.label] for r in rows if r.label in results}
+    table = build_table(ordered, benchmarks)
+    comparisons = compare(ordered, benchmarks, baseline)
+    why = nothing_to_compare(ordered, baseline)
+    scores = {label: row_scores(by_seed, benchmarks) for label, by_seed in ordered.items()}
+    trained = {r.label: scores[r.label] for r in rows if r.loss is not None and r.label in scores}
+    budget = detectable_line(detectable(trained, benchmarks, len(seeds), profile.k), len(seeds), profile.k)
+    figures_by_row = {label: {s: r.figures for s, r in by_seed.items()} for label, by_seed in results.items()}
+    accuracy = check_accuracy_claims(scores, benchmarks)
+    verdicts = [*accuracy, *check_claims(figures_by_row)]
+    notes: list[str] = []
+    figures = paper_figures(histories, root / "figures", heldout, notes)
+    stale = staleness_lines(rows, histories, ordered, table, benchmarks)  # [] without a K >= 1 row
+    paper = paper_rows(profile.paper_model) if profile.paper_model else None
+    missing = [
+        f"{r.label} seed {s}: {(failed or {}).get((r.label, s), 'no finished run in MLflow')}"
+        for r in rows
+        for s in seeds
+        if s not in results.get(r.label, {})
+    ]
+    title = f"Table 1 on the {profile.name} profile"
+    setup = (
+        f"{len(seeds)} paired seeds; evaluated on {', '.join(benchmarks)} with avg@{profile.k} at temperature "
+        f"{profile.temperature}, top-p {profile.top_p}; cells are percent: avg@k ± standard error over problems "
+        "(pooled over seeds and samples) (sd over seeds); math is graded leniently (any equal value, the headline) "
+        "and strictly (the worked-out form a careful MATH grader demands), strict beside"
+    )
+    audit = audit_line()  # cached per grader version: milliseconds after the first time
+    markdown = [f"# {title}", "", setup, "", audit, ""]
+    if missing:  # before the table: a row that is not there must not go unnoticed
+        markdown += ["**Missing from this table** (run the same command again once the cause is fixed):", ""]
+        markdown += [*(f"- {line}" for line in missing), ""]
+    markdown += [to_markdown(table, benchmarks, paper), ""]
+    markdown += [differences_markdown(comparisons, benchmarks, baseline, why), ""] + ([budget, ""] if budget else [])
+    if stale:
+        markdown += [staleness_markdown(stale), ""]
+    recipe = profile.train_profile in RECIPE_PROFILES  # the paper profiles carry their recipe audit
+    if recipe:
+        markdown += [audit_markdown(profile.train_profile), ""]
+    claims_note = accuracy_note(accuracy)
+    markdown += ["## The paper's claims on this profile", "", claims_note, "", *(v.line() for v in verdicts), ""]
+    markdown += ["## Figures", "", *(f"![{p.stem}](figures/{p.name})" for p in figures), *notes]
+    # atomic: a report killed half-way leaves the previous one whole
+    atomic_write_text(root / "table1.md", "\n".join(markdown) + "\n")
+    extra = {**csv_columns(comparisons, benchmarks, baseline), **staleness_csv(stale)}
+    atomic_write_text(root / "table1.csv", to_csv(table, benchmarks, extra))
+    page = html_page(
+        title,
+        setup,
+        table,
+        benchmarks,
+        paper,
+        verdicts,
+        figures,
+        missing,
+        audit=audit,
+        sections=[
+            differences_html(comparisons, benchmarks, baseline, why),
+            *([staleness_html(stale)] if stale else []),
+            *([audit_html(profile.train_profile)] if recipe else []),
+        ],
+        notes=[budget] if budget else [],
+        claims_note=claims_note,
+    )
+    atomic_write_text(root / "table1.html", page)
+    atomic_write_text(root / "scores.json", scores_file(profile, rows, ordered, benchmarks))
+    outputs = [root / "table1.md", root / "table1.csv", root / "table1.html", root / "scores.json", *figures]
+    with tracked_run(uri, TRAIN_EXPERIMENT, f"table1-report-{profile.name}", tags={"table.report": profile.name}):
+        import mlflow
+
+        for path in outputs:
+            mlflow.log_artifact(str(path), artifact_path="figures" if path.suffix == ".png" else None)
+    log(to_markdown(table, benchmarks, paper))
+    log("\n" + differences_markdown(comparisons, benchmarks, baseline, why).replace("### ", ""))
+    if budget:
+        log(budget)
+    if stale:
+        log("\n" + staleness_markdown(stale).replace("## ", ""))
+    log(audit)
+    log("\nclaims:\n" + claims_note + "\n" + "\n".join(v.line().replace("**", "") for v in verdicts))
+    log(f"\nreport: {root / 'table1.md'}, {root / 'table1.csv'}, {root / 'table1.html'}; figures in {root / 'figures'}")
+    return {
+        "table": table,
+        "verdicts": verdicts,
+        "figures": figures,
+        "outputs": outputs,
+        "missing": missing,
+        "differences": comparisons,
+        "staleness": stale,
+    }

@@ -1,0 +1,143 @@
+"""The online reward check: each RL step, a seeded sample of the graded completions goes through the
+reward-hack detectors, so a policy learning to game the grader shows up while it trains.
+
+    check = RewardCheck(config.reward, seed=config.run.seed, log_file=run_dir / "reward_suspects.jsonl")
+    found = check.run(step, rank, texts, problems, answers, rewards, correct)   # a SuspectSample
+    metrics.add_reward_check(found.checked, found.flagged, found.credited)  # the two step metrics
+    check.warn(step, values, found, print)    # rank 0, after the step's metrics are reduced over ranks
+
+`reward.suspect_sample` completions (default 32; 0 turns the check off) are drawn without
+replacement by a generator of their own, seeded by (run seed, step, rank): the same run checks the
+same completions, and the training's random streams are never touched. Each goes through
+`benchmarks.grading.reward_hacks.suspect_reasons(completion, problem, reference)` (restatement of the
+prompt, approximation, hedge, side-by-side numbers, hidden box, retraction; pure and under a
+millisecond each). Two step metrics come out of it:
+
+    reward_suspect_frac            flagged / checked
+    reward_suspect_credited_frac   flagged AND rewarded as correct / checked: a grader escape
+
+Up to three flagged completions per step (the credited ones first) are appended to
+`reward_suspects.jsonl` in the run folder ({step, reasons, problem, answer, reference, reward,
+credited}), logged as an MLflow artifact when the run ends. The terminal gets one warning line when
+reward_suspect_frac passes `reward.suspect_warn` (default 0.25), at most once every 10 steps, and
+at every step where a credited suspect appears.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.schema import RewardConfig
+from harness.training.run_dir import RolloutLog
+
+EXAMPLES_PER_STEP = 3
+WARN_EVERY = 10  # steps between two threshold warnings (a credited suspect is always reported)
+ANSWER_CHARS = 400  # the tail of a completion kept in an example
+PROBLEM_CHARS = 400
+
+
+@dataclass
+class SuspectSample:
+    """What the check found in one step's sample on this rank."""
+
+    checked: int = 0
+    flagged: int = 0
+    credited: int = 0
+    reasons: Counter = field(default_factory=Counter)  # reason code -> flagged completions
+    examples: list[dict] = field(default_factory=list)
+
+
+class RewardCheck:
+    """Runs the detectors on a sample of each step's completions (see the module docstring)."""
+
+    def __init__(self, config: RewardConfig, seed: int, log_file: Path | None = None):
+        self.sample_size = config.suspect_sample
+        self.threshold = config.suspect_warn
+        self.seed = seed
+        self.log_file = log_file  # rank 0 only; None elsewhere
+        # the file keeps each step once across resumes, as rollouts.jsonl does (RolloutLog.restart_at)
+        self.examples_log = RolloutLog(log_file) if log_file is not None else None
+        self.last_warning: int | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.sample_size > 0
+
+    def sample(self, step: int, rank: int, count: int) -> list[int]:
+        """Indices of the `count` completions checked at `step` on `rank`: a seeded draw without
+        replacement, sorted."""
+        if not self.enabled or count == 0:
+            return []
+        draw = random.Random(f"reward-check-{self.seed}-{step}-{rank}")
+        return sorted(draw.sample(range(count), min(self.sample_size, count)))
+
+    def run(
+        self,
+        step: int,
+        rank: int,
+        texts: Sequence[str],
+        problems: Sequence[str | None],
+        answers: Sequence[str],
+        rewards: Sequence[float],
+        correct: Sequence[bool],
+    ) -> SuspectSample:
+        """Check this step's sample; append its examples to the log file (if any)."""
+        from benchmarks.grading.reward_hacks import suspect_reasons
+
+        found = SuspectSample()
+        examples = []
+        for i in self.sample(step, rank, len(texts)):
+            found.checked += 1
+            reasons = suspect_reasons(texts[i], problems[i], answers[i])
+            if not reasons:
+                continue
+            credited = bool(correct[i])
+            found.flagged += 1
+            found.credited += credited
+            found.reasons.update(reasons)
+            examples.append(
+                {
+                    "reasons": list(reasons),
+                    "problem": _head(problems[i], PROBLEM_CHARS),
+                    "answer": _tail(texts[i], ANSWER_CHARS),
+                    "reference": answers[i],
+                    "reward": float(rewards[i]),
+                    "credited": credited,
+                }
+            )
+        examples.sort(key=lambda example: not example["credited"])  # grader escapes first (stable)
+        found.examples = examples[:EXAMPLES_PER_STEP]
+        if self.examples_log is not None and found.examples:
+            self.examples_log.write(step, found.examples)  # each line {"step": step, **example}
+        return found
+
+    def warn(self, step: int, values: dict[str, float], found: SuspectSample, log: Callable[[str], None]) -> None:
+        """One terminal line when the step's (rank-reduced) suspect share passes the threshold, at most
+        every WARN_EVERY steps, or whenever a suspect was rewarded as correct."""
+        share = values.get("reward_suspect_frac", 0.0)
+        credited = values.get("reward_suspect_credited_frac", 0.0)
+        due = self.last_warning is None or step - self.last_warning >= WARN_EVERY
+        if not (credited > 0 or (share > self.threshold and due)):
+            return
+        self.last_warning = step
+        kinds = ", ".join(f"{name} {count}" for name, count in found.reasons.most_common()) or "none on rank 0"
+        line = (
+            f"reward check: step {step}: {100 * share:.0f}% of the checked completions look like reward hacks ({kinds})"
+        )
+        if credited > 0:
+            line += f"; {100 * credited:.0f}% were rewarded as correct (a grader escape)"
+        if self.log_file is not None:
+            line += f"; examples in {self.log_file}"
+        log(line)
+
+
+def _head(text: str | None, limit: int) -> str | None:
+    return text if text is None or len(text) <= limit else text[:limit] + "…"
+
+
+def _tail(text: str, limit: int) -> str:
+    return text if len(text) <= limit else "…" + text[-limit:]

@@ -1,0 +1,114 @@
+"""The online reward check (harness.training.reward_check): a seeded sample of each step's completions through the
+reward-hack detectors, its two step metrics, its examples file and its terminal warning; and a tiny run
+whose policy restates its prompts logs what it should."""
+
+import dataclasses
+import json
+
+import mlflow
+import pytest
+
+import harness.training.step_batch
+from harness.schema import RewardConfig, load_train_config
+from harness.training.reward_check import EXAMPLES_PER_STEP, WARN_EVERY, RewardCheck
+from harness.training.train import train
+
+PROBLEM = "Expand $(x-1)(x+4)$."
+RESTATED = "Multiplying out gives \\boxed{(x+4)(x-1)}."
+RIGHT = "Multiplying out gives \\boxed{x^2+3x-4}."
+
+
+def check_of(sample: int = 32, warn: float = 0.25, log_file=None) -> RewardCheck:
+    return RewardCheck(RewardConfig(suspect_sample=sample, suspect_warn=warn), seed=3, log_file=log_file)
+
+
+def test_the_sample_is_seeded_by_step_and_rank_and_never_larger_than_the_step():
+    check = check_of(sample=4)
+    assert check.sample(5, 0, 10) == check_of(sample=4).sample(5, 0, 10)  # the same run checks the same rows
+    assert len(set(check.sample(5, 0, 10))) == 4 and check.sample(5, 0, 10) == sorted(check.sample(5, 0, 10))
+    assert check.sample(5, 0, 10) != check.sample(6, 0, 10) or check.sample(5, 0, 10) != check.sample(5, 1, 10)
+    assert check.sample(5, 0, 3) == [0, 1, 2]  # fewer completions than the sample: all of them
+    assert check_of(sample=0).sample(5, 0, 10) == [] and not check_of(sample=0).enabled
+
+
+def test_flagged_and_credited_counts_and_at_most_three_examples_escapes_first(tmp_path):
+    log_file = tmp_path / "reward_suspects.jsonl"
+    check = check_of(log_file=log_file)
+    texts = [RIGHT, RESTATED, RESTATED, RESTATED, RESTATED, RIGHT]
+    correct = [True, False, False, False, True, True]  # the fifth: a restatement the grader credited
+    found = check.run(7, 0, texts, [PROBLEM] * 6, ["x^2+3x-4"] * 6, [float(c) for c in correct], correct)
+    assert (found.checked, found.flagged, found.credited) == (6, 4, 1)
+    assert found.reasons == {"restatement": 4}
+    lines = [json.loads(line) for line in log_file.read_text().splitlines()]
+    assert len(lines) == EXAMPLES_PER_STEP
+    assert lines[0] == {
+        "step": 7,
+        "reasons": ["restatement"],
+        "problem": PROBLEM,
+        "answer": RESTATED,
+        "reference": "x^2+3x-4",
+        "reward": 1.0,
+        "credited": True,
+    }
+    assert [line["credited"] for line in lines] == [True, False, False]
+
+
+def test_the_warning_passes_the_threshold_at_most_every_ten_steps_and_always_for_an_escape():
+    check, printed = check_of(warn=0.25), []
+    found = check.run(0, 0, [RESTATED], [PROBLEM], ["x^2+3x-4"], [0.0], [False])
+    for step in range(2 * WARN_EVERY + 1):
+        check.warn(step, {"reward_suspect_frac": 0.5, "reward_suspect_credited_frac": 0.0}, found, printed.append)
+    assert len(printed) == 3 and printed[0].startswith("reward check: step 0: 50% of the checked completions")
+    assert "(restatement 1)" in printed[0] and "grader escape" not in printed[0]
+    check.warn(21, {"reward_suspect_frac": 0.2, "reward_suspect_credited_frac": 0.0}, found, printed.append)
+    check.warn(22, {"reward_suspect_frac": 0.25, "reward_suspect_credited_frac": 0.0}, found, printed.append)
+    assert len(printed) == 3  # at or under the threshold: quiet
+    check.warn(23, {"reward_suspect_frac": 0.1, "reward_suspect_credited_frac": 0.05}, found, printed.append)
+    assert len(printed) == 4 and "5% were rewarded as correct (a grader escape)" in printed[-1]
+
+
+def tiny_run(tmp_path, name: str):
+    overrides = {
+        "run.output_dir": str(tmp_path / name),
+        "run.tracking_uri": f"sqlite:///{tmp_path}/mlflow.db",
+        "run.steps": 2,
+        "rollout.prompts_per_step": 8,
+        "algo.mini_batches": 2,
+    }
+    return load_train_config("tiny", None, overrides)
+
+
+def test_a_policy_that_restates_its_prompts_is_flagged_and_a_normal_run_logs_the_metric_too(
+    tmp_path, monkeypatch, capsys
+):
+    config = tiny_run(tmp_path, "normal")
+    summary = train(config)
+    assert all("reward_suspect_frac" in h and "reward_suspect_credited_frac" in h for h in summary["history"])
+    run = mlflow.MlflowClient(config.run.tracking_uri).get_run(summary["mlflow_run_id"])
+    assert "reward_suspect_frac" in run.data.metrics
+
+    real = harness.training.step_batch.sample_messages
+
+    def restating(backend, tokenizer, messages, n, params):  # "07+45=" answered "45+07": the prompt given back
+        rollouts = real(backend, tokenizer, messages, n, params)
+        texts = ["+".join(reversed(messages[i].removesuffix("=").split("+"))) for i in rollouts.prompt_index.tolist()]
+        return dataclasses.replace(rollouts, texts=texts)
+
+    monkeypatch.setattr(harness.training.step_batch, "sample_messages", restating)
+    capsys.readouterr()
+    config = tiny_run(tmp_path, "restating")
+    summary = train(config)
+    history = summary["history"]
+    assert [h["reward_suspect_frac"] for h in history] == [1.0, 1.0]  # 32 of the step's 64, every one flagged
+    assert [h["reward_suspect_credited_frac"] for h in history] == [0.0, 0.0] and history[0]["accuracy"] == 0.0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("reward check:")]
+    assert len(warnings) == 1 and warnings[0].startswith("reward check: step 0: 100% of the checked completions")
+    examples = [
+        json.loads(line) for line in (tmp_path / "restating" / "reward_suspects.jsonl").read_text().splitlines()
+    ]
+    assert [e["step"] for e in examples] == [0, 0, 0, 1, 1, 1]
+    assert all(e["reasons"] == ["restatement"] and e["reward"] == 0.0 for e in examples)
+    client = mlflow.MlflowClient(config.run.tracking_uri)
+    run = client.get_run(summary["mlflow_run_id"])
+    assert run.data.metrics["reward_suspect_frac"] == pytest.approx(1.0)
+    assert "reward_suspects.jsonl" in {a.path for a in client.list_artifacts(run.info.run_id)}
