@@ -28,7 +28,8 @@ import torch
 
 from benchmarks import resolve_suite
 from benchmarks.results_table import format_results
-from benchmarks.runner import evaluate, log_to_mlflow
+from benchmarks.eval_logging import log_to_mlflow
+from benchmarks.runner import evaluate
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_write_text, ensure_file_places, ensure_writable_folder, naming
 from harness.common.uris import redact
