@@ -38,6 +38,18 @@ def test_the_backend_version_is_the_engines_own_and_an_absent_one_reads_none():
     assert package_version("no-such-distribution-xyz") == "none"
 
 
+def test_a_gpu_environment_names_the_card_and_counts_the_devices_used(monkeypatch):
+    """This machine has no GPU: torch.cuda answers as on a node of H200s (the CUDA branch's logic only)."""
+    asked = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index: asked.append(index) or "NVIDIA H200")
+    env = describe_environment(
+        device="cuda:3", dtype=torch.bfloat16, backend="vllm", batch_size=256, tensor_parallel=2, data_parallel=4
+    )
+    assert (env["device"], env["device_model"], env["device_count"]) == ("cuda", "NVIDIA H200", "8")
+    assert asked == [3] and "cpu_threads" not in env and env["dtype"] == "bfloat16"
+
+
 def test_tags_go_both_ways_and_ignore_other_tags():
     env = {"device": "cuda", "dtype": "bfloat16"}
     tags = environment_tags(env)
