@@ -8,10 +8,11 @@ and RL rewards); `evaluate` runs benchmarks with a sampler supplied by the harne
 
 from benchmarks.benchmark import Benchmark, Metric
 from benchmarks.benchmark_registry import BENCHMARKS, SUITES, get_benchmark, resolve_suite
+from benchmarks.eval_logging import log_to_mlflow
 from benchmarks.eval_metrics import pass_at_k
 from benchmarks.families.arithmetic import arithmetic_space, generate_arithmetic
 from benchmarks.grading.math_grader import extract_answer, grade_math, grade_math_batch
-from benchmarks.runner import evaluate, log_to_mlflow
+from benchmarks.runner import evaluate
 
 __all__ = [
     "BENCHMARKS",

@@ -78,6 +78,10 @@ class Benchmark:
     """Rows from the Hugging Face Hub in this benchmark's schema (used when no local file)."""
     generate: Callable[[int | None, int], list[dict]] | None = None
     """(limit, seed) -> rows, for synthetic benchmarks."""
+    same_answer: Callable[[str, str], bool] | None = None
+    """(answer a, answer b) -> whether two extracted answers are the same answer, by this benchmark's own
+    grader (b graded against a as its reference), for maj@k (`benchmarks.answer_classes`); None: the
+    benchmark has no comparable answers (code, instruction following) and reports no maj@k."""
     grade_in_threads: bool = False
     """Grading waits on subprocesses (code): the runner may grade several samples at once."""
     description: str = field(default="", compare=False)

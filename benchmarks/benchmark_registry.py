@@ -2,29 +2,49 @@
 
     get_benchmark("aime24").load()          # rows from $HARNESS_BENCHMARK_DIR
     resolve_suite("math")                   # the paper's five: aime24 aime25 hmmt25 math500 amc23
+    resolve_suite("fresh")                  # 2025-2026 competitions: aime26 hmmt_feb26 hmmt_nov25 brumo25 cmimc25
     resolve_suite("code,ifeval,amc22_23")   # suites and single names mix, order kept, no repeats
     resolve_suite("math,")                  # ValueError: empty names are errors, never "everything"
 
-Suites: math (the paper's Table 1), code (humaneval, livecodebench), if (ifeval), arith (the
-synthetic held-out splits, levels 1-4, natural prompts), all (every benchmark with offline
-data, plus livecodebench; the arithmetic sanity sets are left out of "all").
+Suites: math (the paper's Table 1), fresh (MathArena's 2025-2026 competitions, the contamination
+control: benchmarks.families.matharena), code (humaneval, livecodebench), if (ifeval), arith (the
+synthetic held-out splits, levels 1-4, natural prompts), all (every benchmark whose data
+shared/benchmarks ships, plus livecodebench; the arithmetic sanity sets are left out of "all", and so
+are fresh, beyondaime, olympiadbench_num and minerva_math, whose files each user provides:
+docs/benchmarks.md).
 """
 
 from benchmarks.benchmark import Benchmark
 from benchmarks.families.arithmetic import LEVELS, arithmetic_benchmark
+from benchmarks.families.beyond_aime import BEYOND_AIME
 from benchmarks.families.humaneval import HUMANEVAL
 from benchmarks.families.ifeval import IFEVAL
 from benchmarks.families.livecodebench import LIVECODEBENCH
 from benchmarks.families.math_competitions import MATH_BENCHMARKS
+from benchmarks.families.matharena import FRESH_BENCHMARKS
+from benchmarks.families.minerva_math import MINERVA_MATH
+from benchmarks.families.olympiadbench import OLYMPIADBENCH_NUM
 
 _ARITHMETIC = tuple(arithmetic_benchmark(level, style) for style in ("natural", "compact") for level in LEVELS)
 
 BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b for b in (*MATH_BENCHMARKS, HUMANEVAL, LIVECODEBENCH, IFEVAL, *_ARITHMETIC)
+    b.name: b
+    for b in (
+        *MATH_BENCHMARKS,
+        *FRESH_BENCHMARKS,
+        BEYOND_AIME,
+        OLYMPIADBENCH_NUM,
+        MINERVA_MATH,
+        HUMANEVAL,
+        LIVECODEBENCH,
+        IFEVAL,
+        *_ARITHMETIC,
+    )
 }
 
 SUITES: dict[str, tuple[str, ...]] = {
     "math": ("aime24", "aime25", "hmmt25", "math500", "amc23"),
+    "fresh": tuple(b.name for b in FRESH_BENCHMARKS),
     "code": ("humaneval", "livecodebench"),
     "if": ("ifeval",),
     "arith": tuple(f"arith_l{level}" for level in LEVELS),

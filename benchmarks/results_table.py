@@ -7,8 +7,10 @@
 One row per benchmark: its primary metric, avg@k with the standard error across problems,
 the strict avg@k beside it when the benchmark is graded in both of the math grader's modes (the
 primary `acc` is the lenient verdict, the headline; `acc_strict` demands the worked-out form; "-"
-where a benchmark has one mode only), pass@1 and pass@k when the metric is pass/fail, problems,
-samples, and samples skipped because the prompt did not fit the model's context. Scores are
+where a benchmark has one mode only), pass@1 and pass@k when the metric is pass/fail, maj@k (the
+majority answer of the k samples is right; math) and pass^k (all k samples right) when k > 1, problems,
+samples, and samples skipped because the prompt did not fit the model's context ("-" where a benchmark
+lacks a column's metric). Scores are
 percentages with one decimal, as papers report them. The last row is the suite average (the
 unweighted mean of the primary avg@k, as results["suite"]["avg"]; strict: "avg_strict") with the
 totals of the count columns.
@@ -29,8 +31,10 @@ def _table(results: dict, align: bool) -> tuple[list[str], list[list[str]], list
     k = results["settings"]["k"]
     summaries = results["benchmarks"]
     primaries = {name: summary["metrics"][summary["primary_metric"]] for name, summary in summaries.items()}
-    # pass@1 and pass@k (one column when k is 1), only if some benchmark has them (pass/fail metrics).
-    passes = [p for p in dict.fromkeys(("pass@1", f"pass@{k}")) if any(p in m for m in primaries.values())]
+    # pass@1 and pass@k (one column when k is 1), then maj@k and pass^k (k > 1: at k = 1 both are pass@1),
+    # only if some benchmark has them (pass/fail metrics; maj@k where answers can be compared).
+    wanted = ("pass@1", f"pass@{k}", *((f"maj@{k}", f"pass^{k}") if k > 1 else ()))
+    passes = [p for p in dict.fromkeys(wanted) if any(p in m for m in primaries.values())]
     stricts = {
         name: summary["metrics"].get(summary["primary_metric"] + STRICT_SUFFIX) for name, summary in summaries.items()
     }

