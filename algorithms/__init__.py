@@ -10,7 +10,10 @@ One file per loss (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg, and the 
 rivals clip_cov, kl_cov, geo_mean (GMPO), sapo), each registered by name;
 `aggregate` is the only place where per-token losses are reduced. Around the losses: advantages
 (group-relative, DAPO filter and overlong shaping), KL estimators, schedules of a loss's
-coefficients (CE-GPPO's betas) and the token-quadrant / entropy-change diagnostics. To add a
+coefficients (CE-GPPO's betas) and the token-quadrant / entropy-change diagnostics. What an update
+minimises is composed here too: `UpdateObjective` (algorithms.update_objective) = the loss weighted by
+an off-policy correction (algorithms.corrections: none, tis, decoupled, behaviour; one file each,
+registered by name) and aggregated, plus the NLL-on-positives and KL-to-reference terms. To add a
 loss: write a frozen dataclass in a new file, decorate it with `@register_loss("name")`, give it
 `default_agg` and `__call__(batch) -> LossOutput`, and import the file below (or in your own
 package: a loss registered after import works everywhere, configs included). See docs/design.md.
@@ -32,28 +35,35 @@ from . import (  # noqa: F401  (registers the losses)
 from .advantages import dynamic_sampling_filter, group_advantages, overlong_penalty
 from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode, masked_mean
 from .batch import LossOutput, PolicyBatch
+from .corrections import CORRECTIONS, OffPolicyCorrection, get_correction, register_correction
 from .kl import KL_ESTIMATORS, kl_penalty
 from .loss_registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
 from .quadrants import QUADRANTS, clipped_token_counts, entropy_change_first_order, grad_wrt_logp, quadrant_stats
 from .schedules import SCHEDULE_KINDS, CoefficientSchedule, schedule_for
+from .update_objective import ObjectiveOutput, UpdateObjective, positive_nll, reference_kl
 
 LOSSES: tuple[str, ...] = registered_losses()
 
 __all__ = [
     "AGG_MODES",
+    "CORRECTIONS",
     "KL_ESTIMATORS",
     "LOSSES",
     "QUADRANTS",
     "SCHEDULE_KINDS",
     "CoefficientSchedule",
     "LossOutput",
+    "ObjectiveOutput",
+    "OffPolicyCorrection",
     "PolicyBatch",
     "PolicyLoss",
+    "UpdateObjective",
     "aggregate",
     "batch_counts",
     "check_agg_mode",
     "dynamic_sampling_filter",
     "entropy_change_first_order",
+    "get_correction",
     "get_loss",
     "grad_wrt_logp",
     "group_advantages",
@@ -61,8 +71,11 @@ __all__ = [
     "loss_params",
     "masked_mean",
     "overlong_penalty",
+    "positive_nll",
     "quadrant_stats",
     "clipped_token_counts",
+    "reference_kl",
+    "register_correction",
     "register_loss",
     "registered_losses",
     "schedule_for",

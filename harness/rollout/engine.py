@@ -11,7 +11,7 @@ with `sync_weights` after its optimizer steps. Both sit behind the `RolloutBacke
 are left-padded to a common length P, responses right-padded to T. With `SamplingParams.logprobs`
 a backend also returns the log-prob of every sampled token under the distribution it was drawn
 from (temperature and top-p applied), which the trainer can compare with its own (see
-`harness.training.rl_module`, truncated importance sampling).
+`algorithms.corrections`: truncated importance sampling, stale rollouts).
 
 `sample_messages` is the one place where user messages are wrapped in the model's chat template
 and sampled: RL rollouts, held-out accuracy and benchmark evaluation all go through it.
@@ -217,30 +217,6 @@ class HFGenerateBackend:
             logprobs = logprobs * mask  # [N, T] finished rows' padding has no log-prob
         texts = tok.batch_decode(response, skip_special_tokens=True)
         return Rollouts(enc.input_ids, enc.attention_mask, response, mask, truncated, texts, index, logprobs)
-
-
-def mismatch_weights(
-    old_logp: torch.Tensor, engine_logp: torch.Tensor, mask: torch.Tensor, cap: float
-) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """Truncated importance sampling for the train/inference mismatch (Yao et al., 2025, "Your
-    efficient RL framework secretly brings you off-policy RL training"): (weights [B, T], metrics).
-
-    The tokens were drawn by the rollout engine, pi_engine (its kernels, precision and nucleus),
-    not by the trainer's pi_old, although both hold the same weights. The PPO ratio
-    pi_theta / pi_old accounts for the policy moving during the step; the per-token weight
-    w = min(pi_old / pi_engine, C), detached, moves the expectation from pi_engine back to pi_old,
-    truncated at C to bound its variance. With top-p < 1, pi_engine is the renormalised nucleus,
-    so w also carries the nucleus mass. Metrics (response tokens): mismatch_ratio_mean and
-    mismatch_ratio_max of pi_old / pi_engine, mismatch_clip_frac (weights truncated at C)."""
-    ratio = torch.exp(old_logp - engine_logp)  # [B, T]
-    counted = mask.bool()  # [B, T]
-    tokens = mask.sum().clamp(min=1)
-    metrics = {
-        "mismatch_ratio_mean": (ratio * mask).sum() / tokens,
-        "mismatch_ratio_max": ratio[counted].max() if counted.any() else ratio.new_tensor(1.0),
-        "mismatch_clip_frac": ((ratio > cap).float() * mask).sum() / tokens,
-    }
-    return ratio.clamp(max=cap).detach() * mask, {k: v.detach() for k, v in metrics.items()}
 
 
 def sample_messages(

@@ -1,5 +1,7 @@
 """Asynchronous rollouts with bounded staleness: a worker process generates while the trainer updates.
 
+The trainer's side of the worker pair, behind harness.training.rollout_source.AsyncSource:
+
     rollouts = AsyncRollouts(config, policy, tokenizer, task, rank, world, start_step)
     sampled, rewards, correct, seconds = rollouts.fetch(position)   # a step's (graded) batch
     ...update...

@@ -115,6 +115,15 @@ class RewardCheck:
             self.examples_log.write(step, found.examples)  # each line {"step": step, **example}
         return found
 
+    def check(self, step: int, rank: int, sampled, rewards, correct, metrics) -> SuspectSample:
+        """`run` on a step's rollouts (a StepRollouts, rewards [N], correct [N]); its shares go into the
+        step's metrics (harness.training.step_metrics) when the check is on."""
+        texts, problems, answers = sampled.rollouts.texts, sampled.problems, sampled.answers
+        found = self.run(step, rank, texts, problems, answers, rewards.tolist(), correct.tolist())
+        if self.enabled:
+            metrics.add_reward_check(found.checked, found.flagged, found.credited)
+        return found
+
     def warn(self, step: int, values: dict[str, float], found: SuspectSample, log: Callable[[str], None]) -> None:
         """One terminal line when the step's (rank-reduced) suspect share passes the threshold, at most
         every WARN_EVERY steps, or whenever a suspect was rewarded as correct."""

@@ -142,23 +142,14 @@ class Worker:
     """Generates the schedule's batches in order and the extra ones on demand."""
 
     def __init__(self, spec: WorkerSpec, shared, lock, published, started):
-        from harness.rollout.backends import make_backend
-        from harness.rollout.engine import EngineOptions
         from harness.training.rewards import MathReward
+        from harness.training.step_batch import make_engine
 
         self.spec, self.shared, self.lock, self.published, self.started = spec, shared, lock, published, started
         config = spec.config
         self.model = build_worker_model(spec, shared)
         self.version = spec.start_step
-        engine = EngineOptions(
-            gpu_memory_utilization=config.rollout.gpu_memory_utilization,
-            kv_cache_gb=config.rollout.kv_cache_gb,
-            tensor_parallel_size=config.rollout.tensor_parallel_size,
-            seed=config.run.seed,
-        )
-        self.backend = make_backend(
-            config.rollout.backend, self.model, spec.tokenizer, config.rollout.batch_size, engine
-        )
+        self.backend = make_engine(config, self.model, spec.tokenizer)  # the trainer's engine settings, dtype included
         self.reward_fn = MathReward(config.reward, config.rollout.max_new_tokens)
 
     def load(self) -> None:

@@ -1,5 +1,9 @@
 """The rollout batch of one RL step, and dynamic sampling as the official DAPO / CE-GPPO recipes run it.
 
+Both rollout sources (harness.training.rollout_source) build their engine with `make_engine`, collect a
+generation batch with `collect_step_rollouts`, grade it with `grade_step_rollouts` and assemble a
+step with `sample_step`; the asynchronous one does the first three in its worker process.
+
 Without dynamic sampling a step rolls out `rollout.prompts_per_step` prompts once and trains on all
 of them. With `algo.dynamic_sampling` (DAPO, arXiv 2503.14476; verl's `algorithm.filter_groups`
 with metric `acc`, recipe/dapo/src/dapo_ray_trainer.py of github.com/Kwai-Klear/CE-GPPO@10558fe):
@@ -22,12 +26,15 @@ no counterpart here).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 
 from algorithms import dynamic_sampling_filter
-from harness.rollout.engine import Rollouts, SamplingParams, sample_messages
+from harness.rollout.backends import make_backend
+from harness.rollout.engine import EngineOptions, RolloutBackend, Rollouts, SamplingParams, sample_messages
+from harness.training.step_metrics import StepMetrics
 
 
 @dataclass(frozen=True)
@@ -57,10 +64,28 @@ def step_seed(seed: int, position: int, rank: int) -> int:
     return seed * 7919 + position * 104_729 + rank
 
 
+def engine_options(config) -> EngineOptions:
+    """The rollout engine's settings from a TrainConfig: the trainer's engine and the workers' alike."""
+    rollout = config.rollout
+    return EngineOptions(
+        gpu_memory_utilization=rollout.gpu_memory_utilization,
+        kv_cache_gb=rollout.kv_cache_gb,
+        tensor_parallel_size=rollout.tensor_parallel_size,
+        seed=config.run.seed,
+        # The engine computes in the trainer's compute dtype (bf16 mixed precision: bf16).
+        dtype="bfloat16" if config.run.precision.startswith("bf16") else None,
+    )
+
+
+def make_engine(config, model, tokenizer) -> RolloutBackend:
+    """The configured rollout engine (rollout.backend) sampling from `model`."""
+    return make_backend(config.rollout.backend, model, tokenizer, config.rollout.batch_size, engine_options(config))
+
+
 def collect_step_rollouts(config, task, tokenizer, backend, position: int, rank: int, world: int) -> StepRollouts:
     """Rank `rank`'s rollouts of data position `position` (the step, or with dynamic sampling one of its
     generation batches), with each row's reference answer and problem text. The trainer calls it, or with
-    rollout.staleness >= 1 each rank's rollout worker (harness.training.async_rollout)."""
+    rollout.staleness >= 1 each rank's rollout worker (harness.training.rollout_worker)."""
     rollout = config.rollout
     count = rollout.gen_batch_prompts or rollout.prompts_per_step
     problems = task.train_batch(position, count, config.run.seed)[rank::world]
@@ -71,8 +96,8 @@ def collect_step_rollouts(config, task, tokenizer, backend, position: int, rank:
         seed=step_seed(config.run.seed, position, rank),
         # the sampling log-probs: for truncated importance sampling, and as the behaviour policy's (async)
         logprobs=rollout.tis_cap is not None or rollout.staleness > 0,
-        raw_logprobs=rollout.staleness
-        > 0,  # the behaviour policy as the trainer scores it (harness.training.staleness_metrics)
+        # with staleness, the behaviour policy as the trainer scores it (algorithms.corrections)
+        raw_logprobs=rollout.staleness > 0,
     )
     rollouts = sample_messages(backend, tokenizer, [p.prompt for p in problems], rollout.group_size, params)
     rows = rollouts.prompt_index.tolist()  # [N] the problem of each row
@@ -138,3 +163,41 @@ def first_groups(mixed: torch.Tensor, count: int, group_size: int) -> torch.Tens
     order = torch.cumsum(mixed.long(), 0)  # [num_groups] how many mixed groups up to this one
     chosen = mixed & (order <= count)  # [num_groups]
     return chosen.repeat_interleave(group_size)
+
+
+# (rollouts, rewards [N], correct [N], seconds) of a data position; `regular`: a step's first generation batch
+GradedBatch = Callable[[int, bool], tuple[StepRollouts, torch.Tensor, torch.Tensor, float]]
+
+
+def sample_step(
+    graded: GradedBatch, step: int, config, world: int, reduce, pad_id: int, metrics: StepMetrics
+) -> GradedRollouts:
+    """This rank's graded rollouts of step `step` and the rows it trains on: one generation batch, or with
+    algo.dynamic_sampling up to algo.max_gen_batches of them (see the module docstring), whose counts go into
+    `metrics` (gen_batches, kept_prompts). `graded(position, regular)` rolls out and grades one data position;
+    `reduce(tensor, "min")` takes the minimum over the `world` data-parallel ranks (the identity on one process)."""
+    algo, rollout = config.algo, config.rollout
+    G = rollout.group_size
+    if not algo.dynamic_sampling:
+        sampled, rewards, correct, seconds = graded(step, True)
+        keep = torch.ones(len(rewards), dtype=torch.bool)
+        return GradedRollouts(sampled, rewards, correct, keep, 1, seconds)
+    wanted = rollout.prompts_per_step // world  # groups this rank trains on at most
+    parts, rewards, correct, seconds = [], [], [], 0.0
+    for index in range(algo.max_gen_batches):
+        part, batch_rewards, batch_correct, part_seconds = graded(step * algo.max_gen_batches + index, index == 0)
+        parts.append(part)
+        seconds += part_seconds
+        rewards.append(batch_rewards)
+        correct.append(batch_correct)
+        varied = torch.cat(correct) if algo.filter_metric == "acc" else torch.cat(rewards)  # [N so far]
+        mixed = mixed_groups(varied, G)  # [groups so far]
+        # every rank trains on as many groups as the rank that kept the fewest
+        kept = int(reduce(torch.tensor(min(int(mixed.sum()), wanted)), "min"))
+        if kept >= wanted:
+            break
+    sampled = concat_step_rollouts(parts, pad_id)
+    keep = first_groups(mixed, kept, G)
+    metrics.add_scalar("gen_batches", len(parts), 1)
+    metrics.add_scalar("kept_prompts", keep.sum() / G, 1)
+    return GradedRollouts(sampled, torch.cat(rewards), torch.cat(correct), keep, len(parts), seconds)

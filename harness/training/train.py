@@ -307,7 +307,7 @@ def train(
         logger.terminate("FAILED", f"{type(error).__name__}: {error}")
         raise
     finally:
-        module.close_rollout_worker()  # asynchronous rollouts: no worker outlives its run, however it ended
+        module.rollouts.close()  # asynchronous rollouts: no worker outlives its run, however it ended
     print_train_summary(summary, log)
     if module.stop_reason:
         raise TrainingStopped(module.stop_reason)

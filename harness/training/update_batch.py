@@ -3,7 +3,8 @@
 Built from the step's kept rollouts (`UpdateBatch.from_rollouts`), then split into mini- and
 micro-batches with `rows`. `engine_logp` holds the rollout engine's sampling log-probs when the trainer
 asked for them: for truncated importance sampling (rollout.tis_cap), or, with rollout.staleness >= 1,
-the behaviour policy's log-probs recorded by the rollout worker (harness.training.staleness_metrics).
+the behaviour policy's log-probs recorded by the rollout worker; the off-policy correction
+(algorithms.corrections) says what the loss makes of them.
 """
 
 from __future__ import annotations

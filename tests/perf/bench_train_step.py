@@ -185,8 +185,9 @@ def run_ours(model: str, args, staleness: int) -> dict:
         return wrapper
 
     # Instrumentation only: the same callables, timed (at K >= 1 the worker grades with its own).
-    module.reward_fn = timed("reward", module.reward_fn)
-    module.logprobs = timed("old_logp", module.logprobs)  # behaviour (and reference) log-probs
+    if not staleness:
+        module.rollouts.reward_fn = timed("reward", module.rollouts.reward_fn)
+    module.policy_update.score = timed("old_logp", module.policy_update.score)  # old (and reference) log-probs
     records: list[dict] = []
     marks: dict = {}
 
@@ -226,7 +227,7 @@ def run_ours(model: str, args, staleness: int) -> dict:
         trainer = make_trainer(config, Path(out), logger=False)
         trainer.callbacks.append(StepTimer())
         trainer.fit(module)
-        module.close_rollout_worker()  # done by on_train_end already; joined, so getrusage counts it
+        module.rollouts.close()  # done by on_train_end already; joined, so getrusage counts it
     return {
         "load_s": load_s,
         "records": records,

@@ -26,13 +26,13 @@ class EngineCheck(L.Callback):
         tokenizer = module.tokenizer
         prompts = [chat_prompt(tokenizer, m) for m in ["12+34=", "7+8=", "99+1=", "40+2="]]
         params = SamplingParams(8, greedy=True)
-        engine = module.backend.generate(prompts, 1, params)
+        engine = module.rollouts.backend.generate(prompts, 1, params)
         hf = HFGenerateBackend(module.policy, tokenizer).generate(prompts, 1, params)
         # Direct children only: rank 1 is itself a child of rank 0 (Lightning starts it).
         engines = [c.pid for c in psutil.Process().children() if "EngineCore" in c.name()]
         check = {
             "rank": trainer.global_rank,
-            "backend": type(module.backend).__name__,
+            "backend": type(module.rollouts.backend).__name__,
             "engine_pids": engines,
             "greedy_equal": engine.response_ids.tolist() == hf.response_ids.tolist(),
             "steps": trainer.current_epoch,

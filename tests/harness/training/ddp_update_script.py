@@ -5,8 +5,8 @@
 Used by test_ddp.py: Lightning's DDP strategy (gloo on CPU) re-launches this script once per
 extra rank. Every rank receives its share (prompts rank::world) of the same global batch, in
 which half of the completions are the right answer and half a wrong one, so advantages are
-non-zero; two PPO epochs make the second update off-policy. SGD stands in for AdamW
-(see FixedRollouts.configure_optimizers).
+non-zero (FixedRollouts); two PPO epochs make the second update off-policy. SGD stands in for
+AdamW (see SGDModule.configure_optimizers).
 """
 
 import sys
@@ -18,18 +18,22 @@ from harness.models import load_model
 from harness.rollout.engine import Rollouts, chat_prompt, response_mask_from_ids
 from harness.schema import load_train_config
 from harness.tasks import build_task
-from harness.training.rl_module import RLModule, StepRollouts
+from harness.training.rl_module import RLModule
+from harness.training.rollout_source import SyncSource
+from harness.training.step_batch import StepRollouts
 from harness.training.train import make_trainer
 
 
-class FixedRollouts(RLModule):
+class SGDModule(RLModule):
     def configure_optimizers(self):
         # Plain SGD: Adam's first step is lr * sign(g), which turns float round-off in
         # near-zero gradients into lr-sized differences and would hide what is compared here.
         return torch.optim.SGD(self.policy.parameters(), lr=self.config.optim.lr)
 
-    def collect_rollouts(self, step):
-        rank, world = self.world
+
+class FixedRollouts(SyncSource):
+    def collect(self, step):
+        rank, world = self.ranks.rank, self.ranks.world
         problems = self.task.train_batch(step, self.config.rollout.prompts_per_step, 0)[rank::world]
         G = self.config.rollout.group_size
         tok = self.tokenizer
@@ -71,7 +75,7 @@ def main(out_file: str, devices: int, agg_mode: str) -> None:
     )
     task = build_task(config.task)
     policy, tokenizer = load_model("tiny")
-    module = FixedRollouts(config, policy, tokenizer, task)
+    module = SGDModule(config, policy, tokenizer, task, rollouts=FixedRollouts(config, policy, tokenizer, task))
     trainer = make_trainer(config, Path(out_file + ".run"), logger=False)
     trainer.fit(module)
     if trainer.is_global_zero:

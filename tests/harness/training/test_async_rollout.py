@@ -35,14 +35,6 @@ def scored(policy, sampled, temperature=1.0):
     return logp
 
 
-@pytest.fixture()
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)  # the worker's: the same sampling arithmetic on both sides
-    yield
-    torch.set_num_threads(before)
-
-
 def test_worker_batches_follow_the_schedule_with_the_generating_versions_log_probs(one_thread):
     config = small_config()
     policy, tokenizer = load_model("tiny")

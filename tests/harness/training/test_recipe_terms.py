@@ -12,25 +12,26 @@ from harness.rollout.engine import Rollouts, chat_prompt, response_mask_from_ids
 from harness.schema import load_train_config
 from harness.tasks import build_task
 from harness.training.logprobs import response_logprobs
+from harness.training.policy_update import PolicyUpdate
 from harness.training.rl_module import RLModule
+from harness.training.rollout_source import SyncSource
 from harness.training.step_batch import StepRollouts, concat_rollouts, first_groups, mixed_groups
 from harness.training.update_batch import UpdateBatch
 
 G = 4
 
 
-class ScriptedRollouts(RLModule):
+class ScriptedSource(SyncSource):
     """Rollouts whose correctness is scripted: `pattern(position, prompt)` gives how many of a
-    group's G completions are right (the rest are wrong); plain SGD, so updates are linear in the
-    gradient."""
+    group's G completions are right (the rest are wrong); `positions` the data positions asked for."""
 
-    pattern = staticmethod(lambda position, prompt: G // 2)
+    def __init__(self, config, policy, tokenizer, task, pattern):
+        super().__init__(config, policy, tokenizer, task)
+        self.pattern = pattern
+        self.positions = []
 
-    def configure_optimizers(self):
-        return torch.optim.SGD(self.policy.parameters(), lr=self.config.optim.lr)
-
-    def collect_rollouts(self, position):
-        self.positions = [*getattr(self, "positions", []), position]
+    def collect(self, position):
+        self.positions.append(position)
         count = self.config.rollout.gen_batch_prompts or self.config.rollout.prompts_per_step
         problems = self.task.train_batch(position, count, 0)
         tok = self.tokenizer
@@ -58,9 +59,36 @@ class ScriptedRollouts(RLModule):
         )
         return StepRollouts(rollouts, answers, [problems[i].prompt for i in index.tolist()])
 
-    def update_policy(self, batch, loss_fn, metrics):
+
+class RecordingUpdate(PolicyUpdate):
+    """Keeps the batch the update trains on."""
+
+    def __call__(self, batch, loss_fn, metrics):
         self.trained = batch
-        return super().update_policy(batch, loss_fn, metrics)
+        return super().__call__(batch, loss_fn, metrics)
+
+
+class ScriptedRollouts(RLModule):
+    """The RL step on ScriptedSource's rollouts (`pattern` below), with plain SGD, so updates are linear
+    in the gradient; `positions` and `trained` are what the source and the update saw."""
+
+    pattern = staticmethod(lambda position, prompt: G // 2)
+
+    def __init__(self, config, policy, tokenizer, task):
+        source = ScriptedSource(config, policy, tokenizer, task, self.pattern)
+        super().__init__(config, policy, tokenizer, task, rollouts=source)
+        self.policy_update = RecordingUpdate(self, config)
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.policy.parameters(), lr=self.config.optim.lr)
+
+    @property
+    def positions(self):
+        return self.rollouts.positions
+
+    @property
+    def trained(self):
+        return self.policy_update.trained
 
 
 def _run(tmp_path, module_class=ScriptedRollouts, **overrides):

@@ -73,13 +73,13 @@ def test_the_rl_step_grades_with_each_rows_problem(tmp_path):
     policy, tokenizer = load_model("tiny")
     module = RLModule(config, policy, tokenizer, build_task(config.task))
     calls = []
-    grade = module.reward_fn
+    grade = module.rollouts.reward_fn  # the synchronous source grades on the trainer
 
     def recording_reward(texts, answers, lengths, **kw):
         calls.append((list(answers), kw))
         return grade(texts, answers, lengths, **kw)
 
-    module.reward_fn = recording_reward
+    module.rollouts.reward_fn = recording_reward
     trainer_flags = {"logger": False, "enable_checkpointing": False, "enable_progress_bar": False}
     L.Trainer(max_epochs=1, enable_model_summary=False, accelerator="cpu", **trainer_flags).fit(module)
     (answers, kw), *_ = calls

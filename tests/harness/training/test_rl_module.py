@@ -13,6 +13,7 @@ from harness.schema import load_train_config
 from harness.tasks import build_task
 from harness.training.logprobs import response_logprobs
 from harness.training.rl_module import RLModule
+from harness.training.rollout_source import SyncSource
 from harness.training.train import TrainingStopped, train
 from harness.training.update_batch import UpdateBatch
 
@@ -62,11 +63,11 @@ def test_nan_loss_is_skipped_then_stops(tmp_path, monkeypatch):
         assert torch.equal(value, clean_state[name]), name
 
 
-class RecordingModule(RLModule):
+class RecordingSource(SyncSource):
     """Keeps the rollouts of each step so that a test can recompute what the step logged."""
 
-    def collect_rollouts(self, step):
-        sampled = super().collect_rollouts(step)
+    def collect(self, position):
+        sampled = super().collect(position)
         self.seen = sampled.rollouts
         return sampled
 
@@ -79,7 +80,8 @@ def test_logged_entropy_is_that_of_the_tempered_distribution(tmp_path):
         **{"run.steps": 1, "rollout.temperature": temperature, "algo.mini_batches": 1, "warmstart.steps": 0},
     )
     policy, tokenizer = load_model("tiny")
-    module = RecordingModule(config, policy, tokenizer, build_task(config.task))
+    task = build_task(config.task)
+    module = RLModule(config, policy, tokenizer, task, rollouts=RecordingSource(config, policy, tokenizer, task))
     start = {k: v.clone() for k, v in policy.state_dict().items()}
     L.Trainer(
         max_epochs=1,
@@ -90,7 +92,7 @@ def test_logged_entropy_is_that_of_the_tempered_distribution(tmp_path):
         accelerator="cpu",
     ).fit(module)
     policy.load_state_dict(start)  # the policy the step's single forward pass saw
-    batch = module.seen
+    batch = module.rollouts.seen
     with torch.no_grad():
         logits = policy(
             input_ids=batch.input_ids,
@@ -141,7 +143,7 @@ def test_behaviour_logprobs_equal_the_sampler_at_its_temperature():
         enc.input_ids, enc.attention_mask, response, mask, ~mask.bool().all(1), ["", ""], torch.arange(2)
     )
     batch = UpdateBatch.from_rollouts(rollouts, torch.zeros(2))
-    ours = module.logprobs(policy, batch)  # [N, T]
+    ours = module.policy_update.score(policy, batch)  # [N, T]
     keep = mask.bool()
     torch.testing.assert_close(ours[keep], sampler_logp[keep], atol=1e-5, rtol=0)
     at_one, _ = response_logprobs(policy, batch.input_ids, batch.attention_mask, batch.prompt_length)

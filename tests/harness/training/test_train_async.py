@@ -201,7 +201,7 @@ def test_a_run_stopped_in_process_leaves_no_worker(tmp_path):
     class PruneAtStep2(L.Callback):
         def on_train_epoch_end(self, trainer, module):
             if trainer.current_epoch == 2:
-                assert module.async_rollouts.process.is_alive()
+                assert module.rollouts.worker.process.is_alive()
                 raise StopRun("pruned")
 
     config = config_at(tmp_path, "p", **{"run.steps": 6, "rollout.staleness": 1})
