@@ -104,6 +104,7 @@ def test_layers():
 # The order matters: the first prefix that a module's name starts with gives its rule.
 PACKAGE_RULES = (
     ("harness.common", ("harness.common",)),
+    ("harness.config_fields", ("harness.common",)),
     ("harness.rollout", ("harness.common", "harness.rollout")),
     (
         "harness.reports.stats",
@@ -125,6 +126,7 @@ PACKAGE_RULES = (
             "harness.training",
             "harness.schema",
             "harness.dataclass_config",
+            "harness.config_fields",
             "harness.tracking",
             "harness.models",
             "harness.tasks",

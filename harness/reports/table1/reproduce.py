@@ -35,6 +35,7 @@ import yaml
 from harness.common.errors import ConfigError, first_line
 from harness.common.files import atomic_write_text
 from harness.common.uris import HANDED_URI_ENV, redact
+from harness.config_fields import without_added_defaults
 from harness.dataclass_config import build_config, to_dict
 from harness.reports.table1.jobs import JobFailed, Progress, Runner, Stopped, new_log
 from harness.reports.table1.output_folder import output_folder
@@ -46,7 +47,7 @@ from harness.reports.table1.rows import (
     TableProfile,
     config_hash,
 )
-from harness.schema import EvalConfig, TrainConfig, load_train_config, without_later_defaults
+from harness.schema import EvalConfig, TrainConfig, load_train_config
 
 CHILD = [sys.executable, "-m", "harness.reports.table1.child_command"]  # + train/eval and their flags
 IGNORED_IN_HASH = ("run.output_dir", "run.tracking_uri", "run.experiment", "run.run_name", "run.threads", "run.tags")
@@ -86,11 +87,11 @@ def train_config(profile: TableProfile, job: Job, steps: int | None, root: Path,
 
 def train_hash(config: TrainConfig) -> str:
     """The hash of what decides a training's result: the resolved config without IGNORED_IN_HASH, and
-    without the keys added since stores existed while at their default (schema.LATER_KEYS: a row that
-    sets one, e.g. rollout.staleness, hashes anew)."""
+    without the keys added since stores existed while at their default (their `since`, harness.config_fields: a
+    row that sets one, e.g. rollout.staleness, hashes anew)."""
     from harness.tracking import flatten
 
-    flat = without_later_defaults(flatten(to_dict(config)))
+    flat = without_added_defaults(TrainConfig, flatten(to_dict(config)))
     return config_hash({k: v for k, v in flat.items() if k not in IGNORED_IN_HASH})
 
 
