@@ -4,43 +4,15 @@ every row and seed without its runs is listed above the table with why."""
 import csv
 import json
 
-import mlflow
 import pytest
 
 from harness.reports.table1.build import build_report, collect
 from harness.reports.table1.rows import EVAL_EXPERIMENT, ROWS, TABLE_PROFILES, TRAIN_EXPERIMENT
 
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    """(URI, client) of one SQLite store for the module: creating one costs seconds. Tests tell their
-    runs apart by their hashes."""
-    root = tmp_path_factory.mktemp("report_store")
-    uri = f"sqlite:///{root}/mlflow.db"
-    client = mlflow.MlflowClient(uri)
-    for name in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
-        client.create_experiment(name, artifact_location=str(root / "artifacts" / name))
-    return uri, client
-
-
-def log_run(client, experiment, tags, files, tmp_path):
-    """A FINISHED run with `tags` and JSON / JSONL artifacts {artifact path: content}."""
-    experiment_id = client.get_experiment_by_name(experiment).experiment_id
-    run = client.create_run(experiment_id, tags=tags)
-    for path, content in files.items():
-        local = tmp_path / run.info.run_id / path
-        local.parent.mkdir(parents=True, exist_ok=True)
-        text = "\n".join(json.dumps(r) for r in content) if path.endswith(".jsonl") else json.dumps(content)
-        local.write_text(text)
-        folder = str(local.parent.relative_to(tmp_path / run.info.run_id))
-        client.log_artifact(run.info.run_id, str(local), None if folder == "." else folder)
-    client.set_terminated(run.info.run_id, "FINISHED")
-
-
 SUMMARY = {"history": [{"step": 1, "entropy": 0.5}], "stability": {"end_entropy": 0.5}}
 
 
-def fabricate(client, tmp_path, tags, train_key, eval_key, correct, entropy):
+def fabricate(log_run, client, tmp_path, tags, train_key, eval_key, correct, entropy):
     """One trained policy (summary.json) and its evaluation: `correct` of 4 problems right."""
     summary = {"history": [{"step": 1, "entropy": entropy}], "stability": {"end_entropy": entropy}}
     log_run(client, TRAIN_EXPERIMENT, {**tags, "table.hash": train_key}, {"summary.json": summary}, tmp_path)
@@ -51,12 +23,12 @@ def fabricate(client, tmp_path, tags, train_key, eval_key, correct, entropy):
     log_run(client, EVAL_EXPERIMENT, eval_tags, files, tmp_path)
 
 
-def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(store, tmp_path):
+def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(store, log_run, tmp_path):
     uri, client = store
     grpo = next(r for r in ROWS if r.label == "GRPO")
     tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
-    fabricate(client, tmp_path, tags, "steps600", "limit500", correct=3, entropy=0.4)  # the wanted run
-    fabricate(client, tmp_path, tags, "steps4", "limit40", correct=1, entropy=0.9)  # newer, other steps
+    fabricate(log_run, client, tmp_path, tags, "steps600", "limit500", correct=3, entropy=0.4)  # the wanted run
+    fabricate(log_run, client, tmp_path, tags, "steps4", "limit40", correct=1, entropy=0.9)  # newer, other steps
     # the wanted training evaluated again with another limit, newest of all
     results = {"benchmarks": {"arith": {"primary_metric": "acc"}}}
     samples = [{"benchmark": "arith", "id": i, "scores": {"acc": 0.0}} for i in range(2)]
@@ -74,11 +46,11 @@ def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(store, tmp_path
     assert missing == {}  # no run of these settings: the cell stays empty rather than borrowing one
 
 
-def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, tmp_path):
+def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, log_run, tmp_path):
     uri, client = store
     rows = [r for r in ROWS if r.label in ("GRPO", "DAPO")]
     tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
-    fabricate(client, tmp_path, tags, "grpo-k", "grpo-e", correct=2, entropy=0.5)
+    fabricate(log_run, client, tmp_path, tags, "grpo-k", "grpo-e", correct=2, entropy=0.5)
     failed = {("DAPO", 0): "train failed: harness train: error: boom (log: logs/DAPO.train.log)"}
     expected = {("GRPO", 0): ("grpo-k", "grpo-e"), ("DAPO", 0): ("dapo-k", "dapo-e")}
     out = tmp_path / "out"
@@ -91,7 +63,7 @@ def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, tm
     assert "DAPO seed 0: train failed: harness train: error: boom" in (out / "table1.html").read_text()
 
 
-def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store, tmp_path, monkeypatch):
+def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store, log_run, tmp_path, monkeypatch):
     import harness.reports.table1.build as report
 
     monkeypatch.setattr(report, "audit_line", lambda: "Grader audit: (the audit's line)")
@@ -114,7 +86,7 @@ def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store,
     assert dict(zip(header, line))["math_strict_mean"] == "0.25" and line[-1] == "0.25"  # no difference columns
 
 
-def test_the_report_compares_every_row_with_the_baseline_and_draws_accuracy_over_training(store, tmp_path):
+def test_the_report_compares_every_row_with_the_baseline_and_draws_accuracy_over_training(store, log_run, tmp_path):
     """Three rows x two seeds of 12 problems (2 samples each) and 60-step runs validated once at step 49:
     the differences table, the detectable difference, Holm-adjusted accuracy claims, CSV columns after the
     old ones, the HTML section, scores.json, and the accuracy figure drawn from its three points per run."""

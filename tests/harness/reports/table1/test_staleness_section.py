@@ -2,9 +2,7 @@
 out by hand; and through build_report on a fabricated MLflow store (markdown, CSV, HTML)."""
 
 import csv
-import json
 
-import mlflow
 import pytest
 
 from harness.reports.render.table import SeedResult, build_table
@@ -140,23 +138,8 @@ def test_no_section_without_a_staleness_row():
     assert lines_of(("GRPO", "CE-GPPO(0.5,1)")) == [] and staleness_csv([]) == {}
 
 
-def log_run(client, experiment, tags, files, tmp_path):
-    """A FINISHED run with `tags` and JSON / JSONL artifacts {artifact path: content}."""
-    run = client.create_run(client.get_experiment_by_name(experiment).experiment_id, tags=tags)
-    for path, content in files.items():
-        local = tmp_path / run.info.run_id / path
-        local.parent.mkdir(parents=True, exist_ok=True)
-        local.write_text("\n".join(json.dumps(r) for r in content) if path.endswith(".jsonl") else json.dumps(content))
-        folder = str(local.parent.relative_to(tmp_path / run.info.run_id))
-        client.log_artifact(run.info.run_id, str(local), None if folder == "." else folder)
-    client.set_terminated(run.info.run_id, "FINISHED")
-
-
-def test_the_report_carries_the_section_in_markdown_csv_and_html(tmp_path):
-    uri = f"sqlite:///{tmp_path}/mlflow.db"
-    client = mlflow.MlflowClient(uri)
-    for name in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
-        client.create_experiment(name, artifact_location=str(tmp_path / "artifacts" / name))
+def test_the_report_carries_the_section_in_markdown_csv_and_html(tmp_path, log_run, new_store):
+    uri, client = new_store(tmp_path)
     chosen, expected = rows("GRPO", "GRPO K=1"), {}
     for row in chosen:
         for seed in (0, 1):
