@@ -35,6 +35,7 @@ from harness.common.errors import ConfigError, UserError
 from harness.common.processes import forget_termination, interrupt_on_sigterm
 from harness.common.uris import DEFAULT_TRACKING_URI, redact
 from harness.dataclass_config import build_config, field_docs, help_rows, parse_value
+from harness.profiles import profile_names, profiles_help
 from harness.reports.commands import (
     grader_audit_command,
     leaderboard_command,
@@ -173,11 +174,11 @@ def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
 
 
 def train_help() -> str:
-    from harness.schema import PROFILES, TrainConfig
+    from harness.schema import TrainConfig
 
     rows = "\n".join(f"  --{key:<32} {doc} [default {default}]" for key, default, doc in help_rows(TrainConfig))
     return (
-        f"profiles: {', '.join(PROFILES)}. Every config key is a flag (--section.key VALUE):\n{rows}\n"
+        f"profiles: {profile_names()}. Every config key is a flag (--section.key VALUE):\n{rows}\n"
         "  --loss.PARAM VALUE               a hyper-parameter of the chosen loss (e.g. --loss.beta1 0.75)\n"
         "  --loss.schedule.kind KIND        schedule of the loss's schedulable coefficients (CE-GPPO: beta1,\n"
         "                                   beta2): constant, switch (at step) or linear (up to step)\n"
@@ -205,7 +206,7 @@ def build_parser() -> OneLineParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[common],
     )
-    train.add_argument("--profile", help="defaults: tiny (CPU, minutes), smol (SmolLM2 on CPU), paper (GPU)")
+    train.add_argument("--profile", help=f"defaults: {profiles_help()}")
     train.add_argument("--config", help="YAML file refining the profile")
     train.add_argument("--loss", help=f"policy loss name ({', '.join(registered_losses())})")
     train.add_argument("--output-dir", help="run directory (checkpoints, summary.json, final model)")
@@ -219,7 +220,7 @@ def build_parser() -> OneLineParser:
     add_flags(evaluate, EvalConfig)
 
     table1 = commands.add_parser("table1", help=table1_command.__doc__, parents=[common])
-    table1.add_argument("--profile", help="tiny (CPU, default without a GPU), smol (SmolLM2, CPU), paper (GPU default)")
+    table1.add_argument("--profile", help=f"{profiles_help()}; default: tiny without a GPU, paper with one")
     table1.add_argument(
         "--rows", default="table1", help="also: table2, entropy, betas, switch, all (those), staleness, or row labels"
     )
@@ -236,12 +237,14 @@ def build_parser() -> OneLineParser:
     board = commands.add_parser("leaderboard", help=leaderboard_command.__doc__, parents=[common])
     board.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")
     board.add_argument("--experiment", action="append", help="only this experiment (repeatable)")
-    board.add_argument("--profile", help="only runs of this training profile's model (tiny, smol, paper)")
+    board.add_argument("--profile", help=f"only runs of this training profile's model ({profile_names()})")
     board.add_argument("--tag", action="append", help="only runs with tag KEY=VALUE (repeatable)")
     board.add_argument("--since", help="only runs started on or after this date (YYYY-MM-DD; before 1970: all)")
     board.add_argument("--output-dir", help="where leaderboard.md/.csv/.html go (default runs/leaderboard)")
     planner = commands.add_parser("plan", help=plan_command.__doc__, parents=[common])
-    planner.add_argument("--profile", help="tiny, smol or paper: its Table 1 budget (default: the run's, else paper)")
+    planner.add_argument(
+        "--profile", help=f"one of {profile_names()}: its Table 1 budget (default: the run's, else paper)"
+    )
     planner.add_argument(
         "--difference",
         type=float,
@@ -258,7 +261,9 @@ def build_parser() -> OneLineParser:
     audit.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI}; none: no tracking)")
     audit.add_argument("--show-disagreements", action="store_true", help="list every case grader and reading differ on")
     recipe = commands.add_parser("recipe-audit", help=recipe_audit_command.__doc__, parents=[common])
-    recipe.add_argument("--profile", default="paper", help="the training profile to audit (default paper)")
+    recipe.add_argument(
+        "--profile", default="paper", help=f"the training profile to audit: {profile_names()} (default paper)"
+    )
     add_plugin_commands(commands, common)
     return parser
 

@@ -3,13 +3,13 @@
     config = load_train_config("tiny", "my.yaml", {"loss.beta1": 0.75})   # profile -> file -> flags
     config = build_config(EvalConfig, {"model": "runs/ce", "k": 4})
 
-Profiles live in `harness/configs/<name>.yaml`. Loading merges the layers, checks every key, type
-and range (the machinery is `harness.dataclass_config`) and builds the loss with
-`algorithms.get_loss`, so a bad value fails before any work starts. Each field also declares
-(`harness.config_fields.param`) whether a `--resume` may change it, since when it exists, and when
-it applies ("only with algo.dynamic_sampling=true"), checked once for all. Choices that a registry
-defines (aggregation modes, KL estimators, schedule kinds, rollout backends) are taken from that
-registry, never copied.
+Profiles are registered in `harness.profiles` (their YAML files in `harness/configs/`). Loading
+merges the layers, checks every key, type and range (the machinery is `harness.dataclass_config`)
+and builds the loss with `algorithms.get_loss`, so a bad value fails before any work starts. Each
+field also declares (`harness.config_fields.param`) whether a `--resume` may change it, since when
+it exists, and when it applies ("only with algo.dynamic_sampling=true"), checked once for all.
+Choices that a registry defines (aggregation modes, KL estimators, schedule kinds, rollout
+backends) are taken from that registry, never copied.
 
 The loss section holds the loss's name, its hyper-parameters and, next to its coefficients, an
 optional schedule of the ones it declares schedulable (CE-GPPO: beta1, beta2):
@@ -30,7 +30,6 @@ Batch semantics, stated once. W = run.devices x run.num_nodes data-parallel rank
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from algorithms import (
@@ -46,13 +45,9 @@ from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI
 from harness.config_fields import Applies, check_applies, param
 from harness.dataclass_config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml
+from harness.profiles import EVAL_TEMPERATURE, EVAL_TOP_P, get_profile
 from harness.rollout.backends import ROLLOUT_BACKENDS
 
-CONFIG_DIR = Path(__file__).parent / "configs"
-PROFILES = ("tiny", "smol", "paper", "paper-text")
-# Evaluation sampling of the paper (and of `harness eval`, Table 1 and validation checks).
-EVAL_TEMPERATURE = 0.6
-EVAL_TOP_P = 0.95
 # "Only with ...": the conditions some keys declare (harness.config_fields.Applies).
 DYNAMIC_SAMPLING = Applies("algo.dynamic_sampling", "=", True)
 ASYNCHRONOUS = Applies("rollout.staleness", ">=", 1)
@@ -407,9 +402,7 @@ def load_train_config(
     """Profile defaults, then a YAML file, then dotted overrides (`{"loss.beta1": 0.75}`)."""
     layers = []
     if profile is not None:
-        if profile not in PROFILES:
-            raise ConfigError(f"profile={profile!r} is not known; valid: {', '.join(PROFILES)}")
-        layers.append(load_yaml(CONFIG_DIR / f"{profile}.yaml"))
+        layers.append(load_yaml(get_profile(profile).config_file))
     if config_file is not None:
         layers.append(load_yaml(config_file))
         check_sections(TrainConfig, layers[-1], f"config file {config_file}")

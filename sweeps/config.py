@@ -28,7 +28,8 @@ from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI, sqlite_url
 from harness.config_fields import param, without_added_defaults
 from harness.dataclass_config import build_config, load_yaml, to_dict
-from harness.schema import PROFILES, TrainConfig, load_train_config
+from harness.profiles import get_profile
+from harness.schema import TrainConfig, load_train_config
 from harness.tracking import flatten
 from sweeps.spaces import SPACES, get_space
 
@@ -107,8 +108,7 @@ class SweepConfig:
         space = get_space(self.space)
         if not self.study_name.strip():
             raise ConfigError("study_name is empty; give the study a name (--study-name NAME)")
-        if self.profile not in PROFILES:
-            raise ConfigError(f"profile={self.profile!r} is not known; valid: {', '.join(PROFILES)}")
+        get_profile(self.profile)
         if self.mode == "grid":
             self._check_grid(space)
         else:

@@ -65,8 +65,8 @@ def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
     """Rank every tracked training run by algorithm and hyper-parameters (Markdown, CSV, HTML)."""
     import datetime as dt
 
+    from harness.profiles import get_profile
     from harness.reports.leaderboard import Filters, leaderboard
-    from harness.reports.table1.rows import TABLE_PROFILES
 
     if extra:
         raise ConfigError(f"unexpected argument '{extra[0]}'; see harness leaderboard --help")
@@ -76,8 +76,8 @@ def leaderboard_command(args: argparse.Namespace, extra: list[str]) -> int:
         if not eq or not key:
             raise ConfigError(f"--tag {item!r} must look like KEY=VALUE")
         tags.append((key, value))
-    if args.profile and args.profile not in TABLE_PROFILES:
-        raise ConfigError(f"--profile={args.profile!r} is not known; valid: {', '.join(TABLE_PROFILES)}")
+    if args.profile:
+        get_profile(args.profile, "--profile")
     try:
         since = dt.date.fromisoformat(args.since) if args.since else None
     except ValueError:
@@ -110,12 +110,11 @@ def grader_audit_command(args: argparse.Namespace, extra: list[str]) -> int:
 
 def recipe_audit_command(args: argparse.Namespace, extra: list[str]) -> int:
     """Every knob of CE-GPPO's Table 1 run: the paper's text, the official script and a profile of ours."""
+    from harness.profiles import get_profile
     from harness.reports.recipe_audit import audit_markdown
-    from harness.schema import PROFILES
 
     if extra:
         raise ConfigError(f"unexpected argument '{extra[0]}'; see harness recipe-audit --help")
-    if args.profile not in PROFILES:
-        raise ConfigError(f"--profile={args.profile!r} is not known; valid: {', '.join(PROFILES)}")
+    get_profile(args.profile, "--profile")
     print(audit_markdown(args.profile))
     return 0

@@ -37,7 +37,6 @@ from benchmarks.results_table import STRICT_SUFFIX
 from harness.reports.render.html import html_page
 from harness.reports.render.table import STABILITY, Cell, TableRow, to_csv, to_markdown
 from harness.reports.stats.seed_stats import spread
-from harness.reports.table1.rows import TABLE_PROFILES
 from harness.tracking import RetryingClient, check_store, search_tagged
 
 EVAL_TAG = "harness.train_run_id"
@@ -103,7 +102,7 @@ def training_runs(client, filters: Filters) -> list:
     if filters.profile:
         from harness.schema import load_train_config
 
-        model = load_train_config(TABLE_PROFILES[filters.profile].train_profile, None, {}).model.name
+        model = load_train_config(filters.profile, None, {}).model.name
         runs = [r for r in runs if r.data.params.get("model.name") == model]
     return runs
 

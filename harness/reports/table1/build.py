@@ -30,6 +30,7 @@ from pathlib import Path
 from benchmarks.grading.grader_audit import audit_line
 from benchmarks.runner import strict_name
 from harness.common.files import atomic_write_text
+from harness.profiles import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Profile
 from harness.reports.paper_numbers import paper_rows
 from harness.reports.recipe_audit import RECIPE_PROFILES, audit_html, audit_markdown
 from harness.reports.render.html import html_page
@@ -46,7 +47,7 @@ from harness.reports.table1.differences import (
     nothing_to_compare,
     row_scores,
 )
-from harness.reports.table1.rows import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Row, TableProfile
+from harness.reports.table1.rows import Row
 from harness.reports.table1.staleness_section import staleness_csv, staleness_html, staleness_lines, staleness_markdown
 from harness.tracking import RetryingClient, tagged_runs, tracked_run
 
@@ -72,7 +73,7 @@ def per_problem_scores(results: dict, samples: list[dict], strict: bool = False)
     return {b: {p: statistics.fmean(v) for p, v in problems.items()} for b, problems in collected.items()}
 
 
-def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, expected: dict):
+def collect(profile: Profile, rows: list[Row], seeds: list[int], uri: str, expected: dict):
     """(SeedResults per row and seed, histories per row and seed, held-out accuracy before / after RL per
     row and seed, benchmarks) from MLflow.
 
@@ -120,7 +121,7 @@ def _heldout(summary: dict) -> dict:
     }
 
 
-def scores_file(profile: TableProfile, rows: list[Row], results: dict, benchmarks: list[str]) -> str:
+def scores_file(profile: Profile, rows: list[Row], results: dict, benchmarks: list[str]) -> str:
     """scores.json: the per-problem scores behind the table, for `harness plan` (harness.reports.stats.seed_planner)."""
     payload = {
         "profile": profile.name,
@@ -133,7 +134,7 @@ def scores_file(profile: TableProfile, rows: list[Row], results: dict, benchmark
 
 
 def build_report(
-    profile: TableProfile,
+    profile: Profile,
     rows: list[Row],
     seeds: list[int],
     root: Path,
@@ -183,9 +184,9 @@ def build_report(
     markdown += [differences_markdown(comparisons, benchmarks, baseline, why), ""] + ([budget, ""] if budget else [])
     if stale:
         markdown += [staleness_markdown(stale), ""]
-    recipe = profile.train_profile in RECIPE_PROFILES  # the paper profiles carry their recipe audit
+    recipe = profile.name in RECIPE_PROFILES  # the paper profiles carry their recipe audit
     if recipe:
-        markdown += [audit_markdown(profile.train_profile), ""]
+        markdown += [audit_markdown(profile.name), ""]
     claims_note = accuracy_note(accuracy)
     markdown += ["## The paper's claims on this profile", "", claims_note, "", *(v.line() for v in verdicts), ""]
     markdown += ["## Figures", "", *(f"![{p.stem}](figures/{p.name})" for p in figures), *notes]
@@ -206,7 +207,7 @@ def build_report(
         sections=[
             differences_html(comparisons, benchmarks, baseline, why),
             *([staleness_html(stale)] if stale else []),
-            *([audit_html(profile.train_profile)] if recipe else []),
+            *([audit_html(profile.name)] if recipe else []),
         ],
         notes=[budget] if budget else [],
         claims_note=claims_note,

@@ -5,7 +5,7 @@ import json
 import mlflow
 import pytest
 
-from harness.reports.table1.rows import EVAL_EXPERIMENT, TRAIN_EXPERIMENT
+from harness.profiles import EVAL_EXPERIMENT, TRAIN_EXPERIMENT
 
 
 def _log_run(client, experiment, tags, files, tmp_path):

@@ -6,8 +6,9 @@ import json
 
 import pytest
 
+from harness.profiles import EVAL_EXPERIMENT, PROFILES, TRAIN_EXPERIMENT
 from harness.reports.table1.build import build_report, collect
-from harness.reports.table1.rows import EVAL_EXPERIMENT, ROWS, TABLE_PROFILES, TRAIN_EXPERIMENT
+from harness.reports.table1.rows import ROWS
 
 SUMMARY = {"history": [{"step": 1, "entropy": 0.5}], "stability": {"end_entropy": 0.5}}
 
@@ -37,12 +38,12 @@ def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(store, log_run,
     log_run(client, EVAL_EXPERIMENT, eval_tags, files, tmp_path)
 
     results, histories, heldout, benchmarks = collect(
-        TABLE_PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps600", "limit500")}
+        PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps600", "limit500")}
     )
     assert results["GRPO"][0].scores == {"arith": {"0": 1.0, "1": 1.0, "2": 1.0, "3": 0.0}}
     assert results["GRPO"][0].figures == {"end_entropy": 0.4} and histories["GRPO"][0][0]["entropy"] == 0.4
     assert benchmarks == ["arith"]
-    missing, *_ = collect(TABLE_PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps100", "limit500")})
+    missing, *_ = collect(PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps100", "limit500")})
     assert missing == {}  # no run of these settings: the cell stays empty rather than borrowing one
 
 
@@ -55,7 +56,7 @@ def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, lo
     expected = {("GRPO", 0): ("grpo-k", "grpo-e"), ("DAPO", 0): ("dapo-k", "dapo-e")}
     out = tmp_path / "out"
     out.mkdir()
-    report = build_report(TABLE_PROFILES["tiny"], rows, [0], out, uri, expected, lambda line: None, failed)
+    report = build_report(PROFILES["tiny"], rows, [0], out, uri, expected, lambda line: None, failed)
     assert report["missing"] == ["DAPO seed 0: " + failed["DAPO", 0]]
     markdown = (out / "table1.md").read_text()
     assert markdown.index("**Missing from this table**") < markdown.index("| GRPO | 1 |")  # seen before the table
@@ -77,7 +78,7 @@ def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store,
     log_run(client, EVAL_EXPERIMENT, {**tags, "table.hash": "strict-k", "table.eval_hash": "strict-e"}, files, tmp_path)
     out = tmp_path / "out"
     out.mkdir()
-    build_report(TABLE_PROFILES["tiny"], [grpo], [0], out, uri, {("GRPO", 0): ("strict-k", "strict-e")}, print)
+    build_report(PROFILES["tiny"], [grpo], [0], out, uri, {("GRPO", 0): ("strict-k", "strict-e")}, print)
     markdown = (out / "table1.md").read_text()
     assert "Grader audit: (the audit's line)" in markdown and "strict beside" in markdown
     assert "| GRPO | 1 | 100.0 ± 0.0 (sd 0.0), strict 25.0 | 100.0 (sd 0.0), strict 25.0 |" in markdown
@@ -119,7 +120,7 @@ def test_the_report_compares_every_row_with_the_baseline_and_draws_accuracy_over
             expected[row.label, seed] = (key, key + "e")
     out = tmp_path / "out"
     out.mkdir()
-    report = build_report(TABLE_PROFILES["tiny"], rows, [0, 1], out, uri, expected, lambda line: None)
+    report = build_report(PROFILES["tiny"], rows, [0, 1], out, uri, expected, lambda line: None)
     markdown = (out / "table1.md").read_text()
     assert "### Difference to GRPO, points, 95% interval" in markdown
     assert (

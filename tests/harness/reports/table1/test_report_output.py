@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 import harness.reports.table1.build as report
+from harness.profiles import EVAL_EXPERIMENT, PROFILES, TRAIN_EXPERIMENT
 from harness.reports.table1.build import build_report
-from harness.reports.table1.rows import EVAL_EXPERIMENT, ROWS, TABLE_PROFILES, TRAIN_EXPERIMENT
+from harness.reports.table1.rows import ROWS
 
 GOLDEN = Path(__file__).parent / "golden"
 FILES = ("table1.md", "table1.csv", "table1.html", "scores.json", "terminal.txt")
@@ -105,7 +106,7 @@ def report_files(log_run, new_store, tmp_path: Path, monkeypatch, scenario: str)
     root = tmp_path / "out"
     root.mkdir()
     printed: list[str] = []
-    build_report(TABLE_PROFILES[scenario], rows, seeds, root, uri, expected, printed.append, failed)
+    build_report(PROFILES[scenario], rows, seeds, root, uri, expected, printed.append, failed)
     texts = {name: (root / name).read_text() for name in FILES[:-1]}
     texts["terminal.txt"] = "\n".join(printed) + "\n"
     texts["table1.html"] = re.sub(r"base64,[A-Za-z0-9+/=]+", "base64,<PNG>", texts["table1.html"])

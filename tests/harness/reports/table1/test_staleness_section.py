@@ -5,9 +5,10 @@ import csv
 
 import pytest
 
+from harness.profiles import EVAL_EXPERIMENT, PROFILES, TRAIN_EXPERIMENT
 from harness.reports.render.table import SeedResult, build_table
 from harness.reports.table1.build import build_report
-from harness.reports.table1.rows import EVAL_EXPERIMENT, ROWS, TABLE_PROFILES, TRAIN_EXPERIMENT
+from harness.reports.table1.rows import ROWS
 from harness.reports.table1.staleness_section import staleness_csv, staleness_html, staleness_lines, staleness_markdown
 
 
@@ -161,7 +162,7 @@ def test_the_report_carries_the_section_in_markdown_csv_and_html(tmp_path, log_r
     out = tmp_path / "out"
     out.mkdir()
     printed = []
-    report = build_report(TABLE_PROFILES["tiny"], chosen, [0, 1], out, uri, expected, printed.append)
+    report = build_report(PROFILES["tiny"], chosen, [0, 1], out, uri, expected, printed.append)
     assert [line.label for line in report["staleness"]] == ["GRPO", "GRPO K=1"]
     markdown = (out / "table1.md").read_text()
     assert markdown.index("### Difference to GRPO") < markdown.index("## Staleness") < markdown.index("## The paper's")
