@@ -261,9 +261,7 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
     (folder / "leaderboard.csv").write_text(to_csv(rows, benchmarks, {**extra, **lead}))
     figures = curve_figures(client, rows[:TOP], members, folder / "figures")
     notes = [grouping] if grouping else []
-    page = html_page(
-        "Leaderboard", setup, rows, benchmarks, None, [], figures, (), extra, audit=audit, lead=lead, notes=notes
-    )
+    page = html_page("Leaderboard", setup, rows, benchmarks, figures, extra, audit=audit, lead=lead, notes=notes)
     (folder / "leaderboard.html").write_text(page)
     log(setup)
     log(markdown)

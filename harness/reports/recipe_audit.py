@@ -2,6 +2,7 @@
 script sets it, and as a profile of ours resolves it, with each difference marked.
 
     harness recipe-audit --profile paper        # also a section of Table 1 on the paper profiles
+                                                # (harness.reports.table1.sections.recipe_audit_section)
 
 Official script: github.com/Kwai-Klear/CE-GPPO at 10558fe,
 recipe/dapo/1_5B_perf_run_gppo_v1_beta1_05_beta2_1_ours_math.sh ("L<n>": its line), on verl's
@@ -22,7 +23,6 @@ from dataclasses import dataclass
 from harness.profiles import PROFILES, Profile
 from harness.schema import TrainConfig, load_train_config
 
-RECIPE_PROFILES = ("paper", "paper-text")  # the Table 1 report carries the audit on these
 SCRIPT = "recipe/dapo/1_5B_perf_run_gppo_v1_beta1_05_beta2_1_ours_math.sh @ 10558fe"
 
 

@@ -65,9 +65,9 @@ def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, lo
 
 
 def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store, log_run, tmp_path, monkeypatch):
-    import harness.reports.table1.build as report
+    import harness.reports.table1.sections.grader_audit_section as audit_section
 
-    monkeypatch.setattr(report, "audit_line", lambda: "Grader audit: (the audit's line)")
+    monkeypatch.setattr(audit_section, "audit_line", lambda: "Grader audit: (the audit's line)")
     uri, client = store
     grpo = next(r for r in ROWS if r.label == "GRPO")
     tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
@@ -140,4 +140,4 @@ def test_the_report_compares_every_row_with_the_baseline_and_draws_accuracy_over
     assert scores["samples"] == 4 and scores["trained"] == ["GRPO", "DAPO", "CE-GPPO(0.5,1)"]
     assert scores["rows"]["GRPO"]["arith"]["1"]["0"] == 1.0
     assert (out / "figures" / "accuracy.png").is_file() and "Accuracy over training is not drawn" not in markdown
-    assert len(report["differences"]) == 2
+    assert len(report["differences"].comparisons) == 2

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import harness.reports.table1.build as report
+import harness.reports.table1.sections.grader_audit_section as audit_section
 from harness.profiles import EVAL_EXPERIMENT, PROFILES, TRAIN_EXPERIMENT
 from harness.reports.table1.build import build_report
 from harness.reports.table1.rows import ROWS
@@ -89,7 +89,7 @@ def fabricate(log_run, client, tmp_path, profile: str, plan: dict, benchmarks: l
 
 def report_files(log_run, new_store, tmp_path: Path, monkeypatch, scenario: str) -> dict[str, str]:
     """The report of one scenario: {file name: text}, the output folder written as <root>."""
-    monkeypatch.setattr(report, "audit_line", lambda: AUDIT)
+    monkeypatch.setattr(audit_section, "audit_line", lambda: AUDIT)
     uri, client = new_store(tmp_path)
     if scenario == "paper":
         plan = {("base", 0): (2, 0.0), ("base", 1): (2, 0.0)}

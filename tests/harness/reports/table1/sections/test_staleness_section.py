@@ -9,7 +9,12 @@ from harness.profiles import EVAL_EXPERIMENT, PROFILES, TRAIN_EXPERIMENT
 from harness.reports.render.table import SeedResult, build_table
 from harness.reports.table1.build import build_report
 from harness.reports.table1.rows import ROWS
-from harness.reports.table1.staleness_section import staleness_csv, staleness_html, staleness_lines, staleness_markdown
+from harness.reports.table1.sections.staleness_section import (
+    staleness_csv,
+    staleness_html,
+    staleness_lines,
+    staleness_markdown,
+)
 
 
 def rows(*labels):
