@@ -17,7 +17,7 @@ share them: the paper's evaluation sampling and the MLflow experiments of Table 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.common.errors import ConfigError
@@ -51,6 +51,17 @@ class Profile:
         return CONFIG_DIR / f"{self.name}.yaml"
 
 
+PAPER = Profile(
+    "paper",
+    "GPU, the official recipe",
+    "math",
+    k=32,  # the official validation: aime960_math_verify.json repeats each AIME problem 32 times
+    limit=None,
+    max_new_tokens=16384,
+    seeds=1,
+    eval_every=50,
+    paper_model="1.5B",
+)
 PROFILES = {
     p.name: p
     for p in (
@@ -76,28 +87,8 @@ PROFILES = {
             eval_every=10,
             train_overrides={"run.threads": 1},
         ),
-        Profile(
-            "paper",
-            "GPU, the official recipe",
-            "math",
-            k=32,  # the official validation: aime960_math_verify.json repeats each AIME problem 32 times
-            limit=None,
-            max_new_tokens=16384,
-            seeds=1,
-            eval_every=50,
-            paper_model="1.5B",
-        ),
-        Profile(
-            "paper-text",
-            "GPU, only what the paper's text states",
-            "math",
-            k=16,
-            limit=None,
-            max_new_tokens=16384,
-            seeds=1,
-            eval_every=50,
-            paper_model="1.5B",
-        ),
+        PAPER,
+        replace(PAPER, name="paper-text", summary="GPU, only what the paper's text states", k=16),
     )
 }
 

@@ -3,7 +3,7 @@ builder wrote before its sections became registered modules (golden/, written by
 
 Two fabricated stores: `paper` has something for every section (the paper's numbers under the table,
 strict beside lenient, a failed job listed above the table, differences to GRPO and the budget line,
-a Staleness row, the recipe audit, accuracy and entropy claims, figures and a figure note); `tiny` has
+a Staleness row, the recipe audit, accuracy and entropy claims, figures); `tiny` has
 one row on one seed, where the sections have nothing to compare. The figures' PNG bytes depend on the
 matplotlib build, so the page's embedded images are compared by their names, not their pixels."""
 
