@@ -9,10 +9,11 @@
     harness train --profile paper --print-config     # the resolved config, nothing run
     harness sweep --config sweeps/configs/beta_grid.yaml   # added by the sweeps package
 
-Packages built on the harness add sub-commands without the harness importing them (imports point
-sweeps -> harness): each names a function in the entry-point group `harness.commands` of
-pyproject.toml; called with the sub-parsers and the common options, it adds its parser and returns
-the plain function that runs the command.
+The report commands (table1, leaderboard, plan, grader-audit, recipe-audit) register themselves,
+one module each, in `harness.reports.commands`. Packages built on the harness add sub-commands
+without the harness importing them (imports point sweeps -> harness): each names a function in the
+entry-point group `harness.commands` of pyproject.toml; called with the sub-parsers and the common
+options, it adds its parser and returns the plain function that runs the command.
 
 User mistakes (unknown key, wrong type, out-of-range value, a missing or malformed file, an
 unreachable tracking store) print one line and exit with status 2; nothing already written is
@@ -35,13 +36,8 @@ from harness.common.errors import ConfigError, UserError
 from harness.common.processes import forget_termination, interrupt_on_sigterm
 from harness.common.uris import DEFAULT_TRACKING_URI, redact
 from harness.dataclass_config import build_config, field_docs, help_rows, parse_value
-from harness.reports.commands import (
-    grader_audit_command,
-    leaderboard_command,
-    plan_command,
-    recipe_audit_command,
-    table1_command,
-)
+from harness.profiles import profile_names, profiles_help
+from harness.reports.commands import report_commands
 
 UNSET = object()  # an eval flag not given (None would hide an explicit empty value such as --suite "")
 # Lightning sets "lightning" and "lightning.pytorch" to INFO when it is imported (after this runs:
@@ -173,11 +169,11 @@ def add_flags(parser: argparse.ArgumentParser, cls: type) -> None:
 
 
 def train_help() -> str:
-    from harness.schema import PROFILES, TrainConfig
+    from harness.schema import TrainConfig
 
     rows = "\n".join(f"  --{key:<32} {doc} [default {default}]" for key, default, doc in help_rows(TrainConfig))
     return (
-        f"profiles: {', '.join(PROFILES)}. Every config key is a flag (--section.key VALUE):\n{rows}\n"
+        f"profiles: {profile_names()}. Every config key is a flag (--section.key VALUE):\n{rows}\n"
         "  --loss.PARAM VALUE               a hyper-parameter of the chosen loss (e.g. --loss.beta1 0.75)\n"
         "  --loss.schedule.kind KIND        schedule of the loss's schedulable coefficients (CE-GPPO: beta1,\n"
         "                                   beta2): constant, switch (at step) or linear (up to step)\n"
@@ -205,7 +201,7 @@ def build_parser() -> OneLineParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         parents=[common],
     )
-    train.add_argument("--profile", help="defaults: tiny (CPU, minutes), smol (SmolLM2 on CPU), paper (GPU)")
+    train.add_argument("--profile", help=f"defaults: {profiles_help()}")
     train.add_argument("--config", help="YAML file refining the profile")
     train.add_argument("--loss", help=f"policy loss name ({', '.join(registered_losses())})")
     train.add_argument("--output-dir", help="run directory (checkpoints, summary.json, final model)")
@@ -218,47 +214,9 @@ def build_parser() -> OneLineParser:
     evaluate = commands.add_parser("eval", help=eval_command.__doc__, parents=[common])
     add_flags(evaluate, EvalConfig)
 
-    table1 = commands.add_parser("table1", help=table1_command.__doc__, parents=[common])
-    table1.add_argument("--profile", help="tiny (CPU, default without a GPU), smol (SmolLM2, CPU), paper (GPU default)")
-    table1.add_argument(
-        "--rows", default="table1", help="also: table2, entropy, betas, switch, all (those), staleness, or row labels"
-    )
-    table1.add_argument("--seeds", type=int, help="paired seeds per row (default: the profile's; tiny 5)")
-    table1.add_argument("--steps", type=int, help="RL steps per run (default: the profile's; tiny 600)")
-    table1.add_argument(
-        "--jobs", type=int, help="runs at once (default: the core count; at most the number of jobs; one thread each)"
-    )
-    table1.add_argument("--limit", type=int, help="problems per benchmark (default: the profile's; tiny all 500)")
-    table1.add_argument("--output-dir", help="runs, report and figures (default runs/table1-<profile>)")
-    table1.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")
-    table1.add_argument("--baseline", default="GRPO", help="the row every other row's accuracy is compared with")
-
-    board = commands.add_parser("leaderboard", help=leaderboard_command.__doc__, parents=[common])
-    board.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")
-    board.add_argument("--experiment", action="append", help="only this experiment (repeatable)")
-    board.add_argument("--profile", help="only runs of this training profile's model (tiny, smol, paper)")
-    board.add_argument("--tag", action="append", help="only runs with tag KEY=VALUE (repeatable)")
-    board.add_argument("--since", help="only runs started on or after this date (YYYY-MM-DD; before 1970: all)")
-    board.add_argument("--output-dir", help="where leaderboard.md/.csv/.html go (default runs/leaderboard)")
-    planner = commands.add_parser("plan", help=plan_command.__doc__, parents=[common])
-    planner.add_argument("--profile", help="tiny, smol or paper: its Table 1 budget (default: the run's, else paper)")
-    planner.add_argument(
-        "--difference",
-        type=float,
-        default=2.5,
-        help="the difference to detect, in points (default 2.5: the paper's margin)",
-    )
-    source = planner.add_mutually_exclusive_group()
-    source.add_argument(
-        "--from", dest="from_dir", help="a Table 1 output folder: components measured on its scores.json"
-    )
-    source.add_argument("--tracking-uri", help="an MLflow store: components of its newest Table 1 report")
-    audit = commands.add_parser("grader-audit", help=grader_audit_command.__doc__, parents=[common])
-    audit.add_argument("--json", help="also write the full result (with the id of every disagreement) to this file")
-    audit.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI}; none: no tracking)")
-    audit.add_argument("--show-disagreements", action="store_true", help="list every case grader and reading differ on")
-    recipe = commands.add_parser("recipe-audit", help=recipe_audit_command.__doc__, parents=[common])
-    recipe.add_argument("--profile", default="paper", help="the training profile to audit (default paper)")
+    for command in report_commands():  # harness.reports.commands: one module each
+        command.arguments(commands.add_parser(command.name, help=command.help, parents=[common]))
+        COMMANDS[command.name] = command
     add_plugin_commands(commands, common)
     return parser
 
@@ -267,12 +225,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, list[str]], int]] = {
     "models": models_command,
     "train": train_command,
     "eval": eval_command,
-    "table1": table1_command,
-    "leaderboard": leaderboard_command,
-    "plan": plan_command,
-    "grader-audit": grader_audit_command,
-    "recipe-audit": recipe_audit_command,
-}
+}  # and the report commands and plug-ins, added by build_parser
 
 
 def add_plugin_commands(commands, common: argparse.ArgumentParser) -> None:

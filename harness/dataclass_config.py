@@ -1,9 +1,9 @@
 """The machinery of typed configs: frozen dataclasses built from YAML layers and dotted flags, checked.
 
-The configs themselves (training, evaluation, the profiles) are declared in `harness.schema`;
-the sweep file in `sweeps.config`. This module knows nothing of what they hold. A config is a
-tree of frozen dataclasses. Each field may carry bounds or choices (see `param`) and an
-attribute docstring (a string literal right below the field) that becomes its `--help` text.
+The configs themselves (training, evaluation) are declared in `harness.schema`; the sweep file
+in `sweeps.config`. This module knows nothing of what they hold. A config is a tree of frozen
+dataclasses. Each field may carry bounds and more (`harness.config_fields.param`) or choices (a
+`Literal`) and an attribute docstring (a string literal right below the field) that becomes its `--help` text.
 `build_config(cls, layers)` merges plain dicts (a profile, a YAML file, command-line overrides)
 in order, then checks every key, type and range before any work starts. Every problem raises
 `ConfigError` with a one-line message naming the key, the value and what is allowed; the CLI
@@ -28,14 +28,7 @@ from typing import Any, Literal, get_args, get_origin
 import yaml
 
 from harness.common.errors import ConfigError
-
-
-def param(default: Any = dataclasses.MISSING, *, ge=None, gt=None, le=None, lt=None, default_factory=None):
-    """A dataclass field with numeric bounds checked at load time."""
-    bounds = {k: v for k, v in dict(ge=ge, gt=gt, le=le, lt=lt).items() if v is not None}
-    if default_factory is not None:
-        return dataclasses.field(default_factory=default_factory, metadata={"bounds": bounds})
-    return dataclasses.field(default=default, metadata={"bounds": bounds})
+from harness.config_fields import default_of
 
 
 @cache
@@ -319,10 +312,9 @@ def help_rows(cls: type, prefix: str = "") -> Iterator[tuple[str, str, str]]:
         if dataclasses.is_dataclass(tp):
             yield from help_rows(tp, f"{prefix}{fld.name}.")
             continue
-        if fld.default is not dataclasses.MISSING:
-            default = fld.default
-        elif fld.default_factory is not dataclasses.MISSING:
-            default = fld.default_factory()
-        else:
-            default = "(required)"
-        yield f"{prefix}{fld.name}", repr(default), docs.get(fld.name, "")
+        default = default_of(fld)
+        yield (
+            f"{prefix}{fld.name}",
+            "(required)" if default is dataclasses.MISSING else repr(default),
+            docs.get(fld.name, ""),
+        )

@@ -3,11 +3,13 @@
     config = load_train_config("tiny", "my.yaml", {"loss.beta1": 0.75})   # profile -> file -> flags
     config = build_config(EvalConfig, {"model": "runs/ce", "k": 4})
 
-Profiles live in `harness/configs/<name>.yaml`. Loading merges the layers, checks every key,
-type and range (the machinery is `harness.dataclass_config`) and builds the loss with
-`algorithms.get_loss`, so a bad value fails before any work starts. Choices that a registry
-defines (aggregation modes, KL estimators, schedule kinds, rollout backends) are taken from that
-registry, never copied.
+Profiles are registered in `harness.profiles` (their YAML files in `harness/configs/`). Loading
+merges the layers, checks every key, type and range (the machinery is `harness.dataclass_config`)
+and builds the loss with `algorithms.get_loss`, so a bad value fails before any work starts. Each
+field also declares (`harness.config_fields.param`) whether a `--resume` may change it, since when
+it exists, and when it applies ("only with algo.dynamic_sampling=true"), checked once for all.
+Choices that a registry defines (aggregation modes, KL estimators, schedule kinds, rollout
+backends) are taken from that registry, never copied.
 
 The loss section holds the loss's name, its hyper-parameters and, next to its coefficients, an
 optional schedule of the ones it declares schedulable (CE-GPPO: beta1, beta2):
@@ -28,7 +30,6 @@ Batch semantics, stated once. W = run.devices x run.num_nodes data-parallel rank
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from algorithms import (
@@ -42,56 +43,22 @@ from algorithms import (
 )
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI
-from harness.dataclass_config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml, param
+from harness.config_fields import Applies, check_applies, param
+from harness.dataclass_config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml
+from harness.profiles import EVAL_TEMPERATURE, EVAL_TOP_P, get_profile
 from harness.rollout.backends import ROLLOUT_BACKENDS
 
-CONFIG_DIR = Path(__file__).parent / "configs"
-PROFILES = ("tiny", "smol", "paper", "paper-text")
-# Evaluation sampling of the paper (and of `harness eval`, Table 1 and validation checks).
-EVAL_TEMPERATURE = 0.6
-EVAL_TOP_P = 0.95
-# What `--resume` lets change: the length of the run and knobs that do not change what is
-# computed (memory chunking, threads, bookkeeping). Anything else must match the checkpoint's run.
-RESUMABLE_KEYS = (
-    "run.steps",
-    "run.checkpoint_every",
-    "run.max_bad_steps",
-    "run.eval_every",
-    "run.eval_suite",
-    "run.eval_limit",
-    "run.eval_max_new_tokens",
-    "run.threads",
-    "run.rollout_samples",
-    "reward.suspect_sample",  # the online reward check only reads the completions
-    "reward.suspect_warn",
-    "run.artifact_root",  # an existing experiment keeps its location; a new one would take the new root
-    "run.tags",
-    "rollout.batch_size",
-    "rollout.gpu_memory_utilization",
-    "rollout.kv_cache_gb",
-    "algo.micro_batch_size",
-    "algo.logprob_chunk",
-    "rollout.worker_threads",
-    "rollout.worker_device",
-)
-
-# Keys the config gained after runs, sweep studies and Table 1 stores existed. Identities (Table 1's job
-# hash, a study's base fingerprint, the resume check) leave them out while they hold their default, so
-# that what was recorded before them still matches; a value that differs from the default counts.
-LATER_KEYS = (
+# "Only with ...": the conditions some keys declare (harness.config_fields.Applies).
+DYNAMIC_SAMPLING = Applies("algo.dynamic_sampling", "=", True)
+ASYNCHRONOUS = Applies("rollout.staleness", ">=", 1)
+SYNCHRONOUS = Applies(
     "rollout.staleness",
-    "rollout.staleness_correction",
-    "rollout.behaviour_cap",
-    "rollout.worker_threads",
-    "rollout.worker_device",
+    "=",
+    0,
+    "with staleness the behaviour log-probs are the engine's own, and staleness_correction=decoupled "
+    "(rollout.behaviour_cap) covers the mismatch",
 )
-
-
-def without_later_defaults(flat: dict[str, Any]) -> dict[str, Any]:
-    """A flattened config without the LATER_KEYS that hold their default."""
-    defaults = RolloutConfig()
-    at_default = {key for key in LATER_KEYS if flat.get(key, None) == getattr(defaults, key.removeprefix("rollout."))}
-    return {key: value for key, value in flat.items() if key not in at_default}
+ASYNC_RL = "abb714f"  # the commit that added asynchronous rollouts: `since` of their keys
 
 
 @dataclass(frozen=True)
@@ -155,35 +122,35 @@ class RolloutConfig:
     """Sampling temperature of the rollouts."""
     top_p: float = param(1.0, gt=0, le=1)
     """Nucleus sampling mass of the rollouts."""
-    gen_batch_prompts: int | None = param(None, ge=1)
+    gen_batch_prompts: int | None = param(None, ge=1, applies=DYNAMIC_SAMPLING)
     """Prompts rolled out per generation batch with algo.dynamic_sampling (global; null: prompts_per_step). The
     official CE-GPPO recipe rolls out 256 to train on the first 128 whose answers are not all equally correct."""
     max_prompt_tokens: int | None = param(None, ge=1)
     """Longest prompt (chat-formatted tokens); longer task problems are dropped at start-up (null: whatever the
     model's context leaves beside max_new_tokens)."""
-    batch_size: int = param(512, ge=1)
+    batch_size: int = param(512, ge=1, resumable=True)
     """Sequences generated at once per rank: per `generate` call (hf), in flight (vllm max_num_seqs)."""
-    tis_cap: float | None = param(None, ge=1)
+    tis_cap: float | None = param(None, ge=1, applies=SYNCHRONOUS)
     """Train/inference mismatch: null keeps the trainer's old log-probs as they are; C weights each token's
     loss by min(pi_old / pi_engine, C) from the engine's sampling log-probs (truncated importance sampling)."""
-    staleness: int = param(0, ge=0)
+    staleness: int = param(0, ge=0, since=ASYNC_RL)
     """Asynchronous RL (see harness.training.async_rollout): 0 rolls out, then updates, one after the other;
     K >= 1 lets a rollout worker process generate the next K steps' batches while the trainer updates, each by
     the policy exactly min(K, steps since start) updates old."""
-    staleness_correction: Literal["decoupled", "behaviour"] = "decoupled"
+    staleness_correction: Literal["decoupled", "behaviour"] = param("decoupled", since=ASYNC_RL, applies=ASYNCHRONOUS)
     """With staleness >= 1: decoupled PPO (AReaL) clips against the proximal policy (the trainer's weights at the
     step's start) and weights each token by min(pi_prox / pi_behaviour, behaviour_cap); behaviour clips the loss's
     ratio against the generating policy itself (no recomputed log-probs). See docs/async-rl.md."""
-    behaviour_cap: float = param(2.0, ge=1)
+    behaviour_cap: float = param(2.0, ge=1, since=ASYNC_RL, applies=ASYNCHRONOUS)
     """decoupled: truncation C of the per-token weight min(pi_prox / pi_behaviour, C)."""
-    worker_threads: int = param(1, ge=1)
+    worker_threads: int = param(1, ge=1, resumable=True, since=ASYNC_RL, applies=ASYNCHRONOUS)
     """With staleness >= 1: torch CPU threads of each rank's rollout worker (the trainer keeps run.threads)."""
-    worker_device: str | None = None
+    worker_device: str | None = param(None, resumable=True, since=ASYNC_RL, applies=ASYNCHRONOUS)
     """With staleness >= 1: where each rank's worker generates, e.g. cpu or cuda:1 (null: cpu on a CPU run, else
     the GPU after the ranks' own, cuda:{run.devices + local rank})."""
-    gpu_memory_utilization: float = param(0.3, gt=0, le=1)
+    gpu_memory_utilization: float = param(0.3, gt=0, le=1, resumable=True)
     """vllm: share of the GPU's memory its engine may take beside the trainer (colocated)."""
-    kv_cache_gb: float | None = param(None, gt=0)
+    kv_cache_gb: float | None = param(None, gt=0, resumable=True)
     """vllm: KV-cache size of each engine (GiB; null: from gpu_memory_utilization on a GPU, 1 on CPU)."""
     tensor_parallel_size: int = param(1, ge=1)
     """vllm: GPUs each engine shards the model over (tensor parallelism, for models too large for one)."""
@@ -202,10 +169,10 @@ class RewardConfig:
     strict: bool = True
     """Grade in strict mode: also refuse an answer left unevaluated (\\frac{24}{2}), a decimal for an exact value,
     or not in the form the question asks for; false: lenient, any equal value (see benchmarks.grading.math_grader)."""
-    suspect_sample: int = param(32, ge=0)
+    suspect_sample: int = param(32, ge=0, resumable=True)  # the online reward check only reads the completions
     """Completions of each step the reward-hack detectors read (seeded sample; 0: off); see
     harness.training.reward_check."""
-    suspect_warn: float = param(0.25, ge=0, le=1)
+    suspect_warn: float = param(0.25, ge=0, le=1, resumable=True)
     """Share of the checked completions flagged as suspect above which the terminal gets a warning."""
 
 
@@ -218,10 +185,10 @@ class AlgoConfig:
     dynamic_sampling: bool = False
     """DAPO dynamic sampling: train only on groups whose answers are not all equally correct (see
     harness.training.step_batch: generation batches of rollout.gen_batch_prompts, the first prompts_per_step kept)."""
-    filter_metric: Literal["acc", "reward"] = "acc"
+    filter_metric: Literal["acc", "reward"] = param("acc", applies=DYNAMIC_SAMPLING)
     """Dynamic sampling: what must vary within a group to keep it: correctness (acc, as DAPO and the official
     recipes) or the shaped reward (reward: also keeps groups whose lengths differ under overlong shaping)."""
-    max_gen_batches: int = param(1, ge=1)
+    max_gen_batches: int = param(1, ge=1, applies=DYNAMIC_SAMPLING)
     """Dynamic sampling: generation batches a step may roll out to fill prompts_per_step kept groups."""
     positive_nll_coef: float = param(0.0, ge=0)
     """Weight of an NLL term on the rewarded responses (reward == reward.correct), reduced like the policy loss
@@ -230,9 +197,9 @@ class AlgoConfig:
     """Passes over each rollout batch."""
     mini_batches: int = param(8, ge=1)
     """Optimizer updates per pass (the rollout batch is split into this many mini-batches)."""
-    micro_batch_size: int = param(64, ge=1)
+    micro_batch_size: int = param(64, ge=1, resumable=True)
     """Sequences per forward/backward inside a mini-batch (gradient accumulation)."""
-    logprob_chunk: int = param(64, ge=1)
+    logprob_chunk: int = param(64, ge=1, resumable=True)
     """Sequences per chunk when computing log-probs/entropy (bounds the [B, T, V] float32 tensor)."""
     kl_coef: float = param(0.0, ge=0)
     """Weight of the KL penalty to the reference (initial) policy; 0 turns the reference off."""
@@ -256,7 +223,7 @@ class OptimConfig:
 
 @dataclass(frozen=True)
 class RunConfig:
-    steps: int = param(300, ge=1)
+    steps: int = param(300, ge=1, resumable=True)
     """RL steps (one rollout batch each)."""
     seed: int = param(0, ge=0, le=2**32 - 1)
     """Seed of rollouts and data order (0 .. 2**32-1, the range Lightning's seed_everything accepts)."""
@@ -264,7 +231,7 @@ class RunConfig:
     """Where checkpoints, summary.json and the final model go."""
     tracking_uri: str = DEFAULT_TRACKING_URI
     """MLflow tracking URI (local SQLite store by default, or http://host:port of a server)."""
-    artifact_root: str | None = None
+    artifact_root: str | None = param(None, resumable=True)  # an existing experiment keeps its location
     """Where a new MLflow experiment keeps its runs' files (summary.json, config.yaml, rollouts.jsonl): a folder
     (made absolute) or a URI (s3://...). null: mlartifacts/ beside a SQLite store's file, the server's own store
     for http(s)://, and for a database store (postgresql://, mysql://) mlartifacts/ beside run.output_dir. An
@@ -273,19 +240,19 @@ class RunConfig:
     """MLflow experiment name."""
     run_name: str | None = None
     """MLflow run name (null: derived from loss and seed)."""
-    tags: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = param(default_factory=dict, resumable=True)
     """MLflow tags set on the run when it is created (e.g. {project: betas}; the leaderboard filters on them)."""
-    checkpoint_every: int = param(50, ge=1)
+    checkpoint_every: int = param(50, ge=1, resumable=True)
     """RL steps between checkpoints."""
-    max_bad_steps: int = param(3, ge=1)
+    max_bad_steps: int = param(3, ge=1, resumable=True)
     """Stop after this many consecutive steps with a non-finite loss or gradient."""
-    eval_every: int = param(0, ge=0)
+    eval_every: int = param(0, ge=0, resumable=True)
     """RL steps between validation checks during training (0: only held-out accuracy before and after)."""
-    eval_suite: str | None = None
+    eval_suite: str | None = param(None, resumable=True)
     """Benchmarks (a suite or comma-separated names) scored on a small subset at each validation check."""
-    eval_limit: int = param(8, ge=1)
+    eval_limit: int = param(8, ge=1, resumable=True)
     """Problems per benchmark at each validation check."""
-    eval_max_new_tokens: int = param(256, ge=1)
+    eval_max_new_tokens: int = param(256, ge=1, resumable=True)
     """Longest completion at validation checks (tokens)."""
     devices: int = param(1, ge=1)
     """Processes per node, one per GPU (or CPU processes, gloo); data-parallel ranks = devices x num_nodes."""
@@ -301,9 +268,9 @@ class RunConfig:
     """fsdp: recompute each decoder layer's activations in the backward pass (less memory, more compute)."""
     accelerator: Literal["cpu", "gpu", "auto"] = "cpu"
     """Lightning accelerator."""
-    threads: int = param(0, ge=0)
+    threads: int = param(0, ge=0, resumable=True)
     """torch CPU threads per process (0: torch's default)."""
-    rollout_samples: int = param(16, ge=0)
+    rollout_samples: int = param(16, ge=0, resumable=True)
     """Rollouts (prompt, completion, reward) saved per logged step as an MLflow artifact."""
 
 
@@ -330,21 +297,15 @@ class TrainConfig:
                 f"algo.mini_batches={self.algo.mini_batches} exceeds the rollout batch "
                 f"({self.rollout.prompts_per_step} x {self.rollout.group_size} sequences)"
             )
-        if not self.algo.dynamic_sampling:
-            for key, value, default in (
-                ("rollout.gen_batch_prompts", self.rollout.gen_batch_prompts, None),
-                ("algo.max_gen_batches", self.algo.max_gen_batches, 1),
-                ("algo.filter_metric", self.algo.filter_metric, "acc"),
-            ):
-                if value != default:
-                    raise ConfigError(f"{key}={value!r} applies to algo.dynamic_sampling=true")
+        check_applies(self)  # the keys that apply only with dynamic sampling, only with(out) staleness
         gen = self.rollout.gen_batch_prompts
         if gen is not None and gen < self.rollout.prompts_per_step:
             raise ConfigError(
                 f"rollout.gen_batch_prompts={gen} is below rollout.prompts_per_step={self.rollout.prompts_per_step}; "
                 "a generation batch must be able to fill the step"
             )
-        check_staleness(self)
+        if self.rollout.staleness and self.run.strategy == "fsdp":
+            raise ConfigError("rollout.staleness >= 1 works with run.strategy auto or ddp, not fsdp")
         if self.run.eval_suite:
             check_suite("run.eval_suite", self.run.eval_suite)
         if self.task.source != "arithmetic" and not self.task.path:
@@ -397,24 +358,6 @@ class EvalConfig:
             raise ConfigError(f"--lm-eval={self.lm_eval!r} names no task")
 
 
-def check_staleness(config: TrainConfig) -> None:
-    """The asynchronous knobs apply only with rollout.staleness >= 1, and combine with what they can."""
-    rollout = config.rollout
-    if rollout.staleness == 0:
-        defaults = RolloutConfig()
-        for key in ("staleness_correction", "behaviour_cap", "worker_threads", "worker_device"):
-            if getattr(rollout, key) != getattr(defaults, key):
-                raise ConfigError(f"rollout.{key}={getattr(rollout, key)!r} applies to rollout.staleness >= 1")
-        return
-    if rollout.tis_cap is not None:
-        raise ConfigError(
-            f"rollout.tis_cap={rollout.tis_cap} applies to rollout.staleness=0; with staleness the behaviour log-probs "
-            "are the engine's own, and staleness_correction=decoupled (rollout.behaviour_cap) covers the mismatch"
-        )
-    if config.run.strategy == "fsdp":
-        raise ConfigError("rollout.staleness >= 1 works with run.strategy auto or ddp, not fsdp")
-
-
 def check_suite(key: str, suite: str) -> None:
     from benchmarks import resolve_suite
 
@@ -459,9 +402,7 @@ def load_train_config(
     """Profile defaults, then a YAML file, then dotted overrides (`{"loss.beta1": 0.75}`)."""
     layers = []
     if profile is not None:
-        if profile not in PROFILES:
-            raise ConfigError(f"profile={profile!r} is not known; valid: {', '.join(PROFILES)}")
-        layers.append(load_yaml(CONFIG_DIR / f"{profile}.yaml"))
+        layers.append(load_yaml(get_profile(profile).config_file))
     if config_file is not None:
         layers.append(load_yaml(config_file))
         check_sections(TrainConfig, layers[-1], f"config file {config_file}")

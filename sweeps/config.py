@@ -26,8 +26,10 @@ from typing import Any, Literal
 
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI, sqlite_url
-from harness.dataclass_config import build_config, load_yaml, param, to_dict
-from harness.schema import PROFILES, TrainConfig, load_train_config, without_later_defaults
+from harness.config_fields import param, without_added_defaults
+from harness.dataclass_config import build_config, load_yaml, to_dict
+from harness.profiles import get_profile
+from harness.schema import TrainConfig, load_train_config
 from harness.tracking import flatten
 from sweeps.spaces import SPACES, get_space
 
@@ -106,8 +108,7 @@ class SweepConfig:
         space = get_space(self.space)
         if not self.study_name.strip():
             raise ConfigError("study_name is empty; give the study a name (--study-name NAME)")
-        if self.profile not in PROFILES:
-            raise ConfigError(f"profile={self.profile!r} is not known; valid: {', '.join(PROFILES)}")
+        get_profile(self.profile)
         if self.mode == "grid":
             self._check_grid(space)
         else:
@@ -213,7 +214,7 @@ class SweepConfig:
     def base_fingerprint(self) -> tuple[str, dict[str, Any]]:
         """(a short hash, the keys it covers) of the resolved base training config, leaving out the keys
         that do not change results (NOT_RESULTS): what a study remembers of the trials' settings."""
-        flat = without_later_defaults(flatten(to_dict(self.base_train_config({}, self.seed))))
+        flat = without_added_defaults(TrainConfig, flatten(to_dict(self.base_train_config({}, self.seed))))
         kept = {k: v for k, v in sorted(flat.items()) if not k.startswith(NOT_RESULTS)}
         digest = hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()[:16]
         return digest, kept

@@ -104,6 +104,8 @@ def test_layers():
 # The order matters: the first prefix that a module's name starts with gives its rule.
 PACKAGE_RULES = (
     ("harness.common", ("harness.common",)),
+    ("harness.profiles", ("harness.common",)),  # the registries every layer reads: no config, no report
+    ("harness.config_fields", ("harness.common",)),
     ("harness.rollout", ("harness.common", "harness.rollout")),
     (
         "harness.reports.stats",
@@ -112,8 +114,8 @@ PACKAGE_RULES = (
             "harness.reports.stats",
             "harness.reports.paper_numbers",
             "harness.tracking",
-            "harness.reports.table1.rows",
-        ),  # TABLE_PROFILES, until the profile registry
+            "harness.profiles",
+        ),
     ),
     (
         "harness.training",
@@ -125,6 +127,7 @@ PACKAGE_RULES = (
             "harness.training",
             "harness.schema",
             "harness.dataclass_config",
+            "harness.config_fields",
             "harness.tracking",
             "harness.models",
             "harness.tasks",

@@ -37,7 +37,6 @@ from benchmarks.results_table import STRICT_SUFFIX
 from harness.reports.render.html import html_page
 from harness.reports.render.table import STABILITY, Cell, TableRow, to_csv, to_markdown
 from harness.reports.stats.seed_stats import spread
-from harness.reports.table1.rows import TABLE_PROFILES
 from harness.tracking import RetryingClient, check_store, search_tagged
 
 EVAL_TAG = "harness.train_run_id"
@@ -103,7 +102,7 @@ def training_runs(client, filters: Filters) -> list:
     if filters.profile:
         from harness.schema import load_train_config
 
-        model = load_train_config(TABLE_PROFILES[filters.profile].train_profile, None, {}).model.name
+        model = load_train_config(filters.profile, None, {}).model.name
         runs = [r for r in runs if r.data.params.get("model.name") == model]
     return runs
 
@@ -262,9 +261,7 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
     (folder / "leaderboard.csv").write_text(to_csv(rows, benchmarks, {**extra, **lead}))
     figures = curve_figures(client, rows[:TOP], members, folder / "figures")
     notes = [grouping] if grouping else []
-    page = html_page(
-        "Leaderboard", setup, rows, benchmarks, None, [], figures, (), extra, audit=audit, lead=lead, notes=notes
-    )
+    page = html_page("Leaderboard", setup, rows, benchmarks, figures, extra, audit=audit, lead=lead, notes=notes)
     (folder / "leaderboard.html").write_text(page)
     log(setup)
     log(markdown)

@@ -2,6 +2,7 @@
 script sets it, and as a profile of ours resolves it, with each difference marked.
 
     harness recipe-audit --profile paper        # also a section of Table 1 on the paper profiles
+                                                # (harness.reports.table1.sections.recipe_audit_section)
 
 Official script: github.com/Kwai-Klear/CE-GPPO at 10558fe,
 recipe/dapo/1_5B_perf_run_gppo_v1_beta1_05_beta2_1_ours_math.sh ("L<n>": its line), on verl's
@@ -19,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.reports.table1.rows import TABLE_PROFILES, TableProfile
+from harness.profiles import PROFILES, Profile
 from harness.schema import TrainConfig, load_train_config
 
-RECIPE_PROFILES = ("paper", "paper-text")  # the Table 1 report carries the audit on these
 SCRIPT = "recipe/dapo/1_5B_perf_run_gppo_v1_beta1_05_beta2_1_ours_math.sh @ 10558fe"
 
 
@@ -32,7 +32,7 @@ class Knob:
     text: str | None  # the paper's text (None: nothing on record)
     script: str  # the official 1.5B script, formatted as `ours` formats it
     where: str  # line of the script / file of verl that sets it
-    ours: Callable[[TrainConfig, TableProfile | None], str]
+    ours: Callable[[TrainConfig, Profile | None], str]
     mechanism: str = ""  # how ours gets the same value another way (then "~", not "=")
 
 
@@ -40,11 +40,11 @@ def _g(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _loss(key: str) -> Callable[[TrainConfig, TableProfile | None], str]:
+def _loss(key: str) -> Callable[[TrainConfig, Profile | None], str]:
     return lambda c, t: _g(c.loss.get(key, "-")) if c.loss.get("name") == "ce_gppo" else f"{c.loss.get('name')} loss"
 
 
-def _eval(what: str) -> Callable[[TrainConfig, TableProfile | None], str]:
+def _eval(what: str) -> Callable[[TrainConfig, Profile | None], str]:
     def value(c, t):
         if t is None:
             return "-"
@@ -227,7 +227,7 @@ def audit_rows(profile: str, overrides: dict | None = None) -> list[dict]:
     """One row per knob: name, text, script (with where), ours, mark, text mark, note; `overrides`
     (dotted keys) change the profile as `harness train` flags would."""
     config = load_train_config(profile, None, overrides)
-    table = next((t for t in TABLE_PROFILES.values() if t.train_profile == profile), None)
+    table = PROFILES.get(profile)
     rows = []
     for knob in KNOBS:
         ours = knob.ours(config, table)

@@ -34,8 +34,9 @@ from harness.common.files import (
     remove_stale_temporaries,
 )
 from harness.common.uris import redact
+from harness.config_fields import resumable_keys, without_added_defaults
 from harness.dataclass_config import to_dict
-from harness.schema import RESUMABLE_KEYS, TrainConfig, without_later_defaults
+from harness.schema import TrainConfig
 from harness.tracking import flatten
 from harness.training.checkpoints import latest_intact_checkpoint
 
@@ -111,7 +112,8 @@ class RunDirectory:
         return self.checkpoints.is_dir() and any(self.checkpoints.glob("*.ckpt"))
 
     def check_resumable(self, config: TrainConfig, steps_done: int) -> None:
-        """Refuse a resume that would not continue the same run (see schema.RESUMABLE_KEYS)."""
+        """Refuse a resume that would not continue the same run: only the keys declared `resumable`
+        (harness.config_fields) may differ from the run's."""
         state = self.state() or {}
         uri = config.run.tracking_uri
         if state.get("tracking_uri") not in (None, uri, redact(uri)):  # masked since passwords are not stored
@@ -128,17 +130,19 @@ class RunDirectory:
             saved = flatten(_masked(yaml.safe_load(self.config_file.read_text(encoding="utf-8")) or {}))
         except (yaml.YAMLError, UnicodeDecodeError, AttributeError):
             raise ConfigError(f"--resume: {self.config_file} is damaged (not the YAML this run wrote)") from None
-        # a run saved before a key existed ran with its default (schema.LATER_KEYS)
-        saved, new = without_later_defaults(saved), without_later_defaults(flatten(shown_config(config)))
+        # a run saved before a key existed ran with its default (the key's `since`)
+        saved = without_added_defaults(TrainConfig, saved)
+        new = without_added_defaults(TrainConfig, flatten(shown_config(config)))
+        resumable = resumable_keys(TrainConfig)
         changed = [
             f"{key}: {saved.get(key)!r} -> {new.get(key)!r}"
             for key in sorted(set(saved) | set(new))
-            if saved.get(key) != new.get(key) and key not in RESUMABLE_KEYS and key != "run.output_dir"
+            if saved.get(key) != new.get(key) and key not in resumable and key != "run.output_dir"
         ]
         if changed:
             raise ConfigError(
                 f"--resume: this config differs from the run in {self.path} ({'; '.join(changed)}); a resume "
-                f"may change only {', '.join(RESUMABLE_KEYS)}. Start a new --output-dir for another config"
+                f"may change only {', '.join(resumable)}. Start a new --output-dir for another config"
             )
         # Equal counts with no summary yet: the run was killed after its last step, while writing
         # the final model or summary; resuming does just that remaining work.

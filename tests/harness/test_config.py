@@ -5,17 +5,14 @@ from pathlib import Path
 import pytest
 
 from harness.common.errors import ConfigError
-from harness.schema import CONFIG_DIR, PROFILES, TrainConfig, load_train_config
+from harness.profiles import CONFIG_DIR
+from harness.schema import TrainConfig, load_train_config
 
 
 @pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.yaml")), ids=lambda p: p.name)
 def test_every_shipped_yaml_loads(path):
     config = load_train_config(config_file=str(path))
     assert isinstance(config, TrainConfig)
-
-
-def test_every_profile_is_shipped():
-    assert sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")) == sorted(PROFILES)
 
 
 def test_layers_apply_in_order(tmp_path):

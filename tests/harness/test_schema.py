@@ -17,7 +17,8 @@ from harness.common.errors import ConfigError
 from harness.dataclass_config import build_config, help_rows, load_yaml
 from harness.evaluate import evaluate_model
 from harness.models import load_model
-from harness.schema import CONFIG_DIR, PROFILES, EvalConfig, TaskConfig, TrainConfig, load_train_config
+from harness.profiles import PROFILES
+from harness.schema import EvalConfig, TaskConfig, TrainConfig, load_train_config
 from harness.tasks import build_task
 from harness.tracking import flatten
 from harness.training.train import make_strategy, train
@@ -137,7 +138,7 @@ def test_every_config_key_is_read_by_the_code(reads, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_key_of_every_profile_is_a_schema_key(profile):
-    keys = set(flatten(load_yaml(CONFIG_DIR / f"{profile}.yaml")))
+    keys = set(flatten(load_yaml(PROFILES[profile].config_file)))
     schema = {key for key, _, _ in help_rows(TrainConfig)}
     loss_keys = {k for k in keys if k.startswith("loss.")}
     assert keys - loss_keys <= schema

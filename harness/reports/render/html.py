@@ -1,4 +1,8 @@
-"""One static HTML page for a table: styles inline, figures embedded as data URIs, no network needed."""
+"""Static HTML pages of tables: styles inline, figures embedded as data URIs, no network needed.
+
+`html_document` wraps blocks in a page; the blocks come from `table_html`, `plain_table` and the
+pieces here (notes, the grader audit's line, the claims, the figures): the leaderboard's page is
+`html_page`, Table 1's is composed by its report sections (harness.reports.table1.sections)."""
 
 from __future__ import annotations
 
@@ -92,25 +96,35 @@ def _side(text: str) -> str:
     return ' class="above"' if low > 0 else ' class="below"' if high < 0 else ""
 
 
-def html_page(
-    title,
-    setup,
-    rows,
-    benchmarks,
-    paper,
-    verdicts,
-    figures,
-    missing=(),
-    extra=None,
-    audit=None,
-    lead=None,
-    sections=(),
-    notes=(),
-    claims_note="",
-) -> str:
-    """The page; `audit` is the grader audit's line (benchmarks.grading.grader_audit.audit_line), shown under the setup;
-    `sections` are HTML blocks after the table, `notes` plain sentences under them, `claims_note` a sentence
-    above the claims."""
+def html_document(title: str, setup: str, blocks: list[str]) -> str:
+    """The page around `blocks` (HTML, in order): the styles, the title and the setup sentence under it."""
+    parts = [
+        "<!doctype html>",
+        f'<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>{STYLE}</style></head>',
+        f"<body><h1>{html.escape(title)}</h1><p class='note'>{html.escape(setup)}</p>",
+        *blocks,
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def note_html(text: str) -> str:
+    return f"<p class='note'>{html.escape(text)}</p>"
+
+
+def audit_line_html(line: str) -> str:
+    """The grader audit's line (benchmarks.grading.grader_audit.audit_line), shown under the setup."""
+    return f"<p class='audit'>{html.escape(line)}</p>"
+
+
+def missing_html(missing) -> list[str]:
+    return [note_html(f"Not finished (left out): {', '.join(missing)}")] if missing else []
+
+
+def claims_html(verdicts, claims_note: str = "") -> list[str]:
+    """The claims as a list, each verdict coloured; `claims_note` a sentence above them."""
+    if not verdicts:
+        return []
     classes = {"holds": "holds", "does not hold": "not", "inside noise": "noise"}
     claims = []
     for v in verdicts:
@@ -119,24 +133,17 @@ def html_page(
         if v.verdict in classes:
             text = text.replace(verdict, f'<span class="{classes[v.verdict]}">{verdict}</span>', 1)
         claims.append(f"<li>{text}</li>")
-    parts = [
-        "<!doctype html>",
-        f'<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title><style>{STYLE}</style></head>',
-        f"<body><h1>{html.escape(title)}</h1><p class='note'>{html.escape(setup)}</p>",
-    ]
-    if audit:
-        parts.append(f"<p class='audit'>{html.escape(audit)}</p>")
-    parts.append(table_html(rows, benchmarks, paper, extra, lead))
-    parts += list(sections)
-    parts += [f"<p class='note'>{html.escape(n)}</p>" for n in notes]
-    if missing:
-        parts.append(f"<p class='note'>Not finished (left out): {html.escape(', '.join(missing))}</p>")
-    if verdicts:
-        parts.append("<h2>The paper's claims on this profile</h2>")
-        if claims_note:
-            parts.append(f"<p class='note'>{html.escape(claims_note)}</p>")
-        parts += ["<ul>", *claims, "</ul>"]
-    if figures:
-        parts += ["<h2>Figures</h2>", *(_image(p) for p in figures)]
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    note = [note_html(claims_note)] if claims_note else []
+    return ["<h2>The paper's claims on this profile</h2>", *note, "<ul>", *claims, "</ul>"]
+
+
+def figures_html(figures) -> list[str]:
+    return ["<h2>Figures</h2>", *(_image(p) for p in figures)] if figures else []
+
+
+def html_page(title, setup, rows, benchmarks, figures, extra=None, audit=None, lead=None, notes=()) -> str:
+    """A table's page: the grader audit's line under the setup, the table, `notes` (plain sentences) under it,
+    the figures."""
+    blocks = [audit_line_html(audit)] if audit else []
+    blocks += [table_html(rows, benchmarks, None, extra, lead), *(note_html(n) for n in notes), *figures_html(figures)]
+    return html_document(title, setup, blocks)

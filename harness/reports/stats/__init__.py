@@ -3,6 +3,6 @@
 `accuracy` (paired differences of accuracy with intervals and p-values, Holm), `power` (the variance
 of a paired difference from its parts: seed and sample budgets), `groups` (significance groups as
 table columns), `seed_planner` (`harness plan`), `seed_stats` (means, spreads, Student-t intervals).
-May import `harness.common`, `harness.tracking` and `harness.reports.paper_numbers`; never Table 1,
-the leaderboard or anything that renders. See docs/design.md.
+May import `harness.common`, `harness.tracking`, `harness.profiles` (the Table 1 budgets) and
+`harness.reports.paper_numbers`; never Table 1, the leaderboard or anything that renders. See docs/design.md.
 """

@@ -27,7 +27,7 @@ PAPER_ASSUMPTIONS (stated defaults for `harness plan --profile paper`; a run wit
 by `components_from`):
 - problems: AIME24 30, AIME25 30, HMMT25 30 (February 2025), MATH-500 500, AMC23 40 (the files of
   benchmarks/families/math_competitions.py); samples k = 16 and seeds = 1: the `paper` profile of
-  harness/reports/table1/rows.py (TABLE_PROFILES), the paper's avg@k evaluation as this project runs it.
+  harness/profiles.py (PROFILES), the paper's avg@k evaluation as this project runs it.
 - accuracy level m per benchmark: the mean of the GRPO, DAPO and CE-GPPO(0.5,1) rows at 1.5B of the
   CE-GPPO paper's Table 1 (arXiv 2509.20712; harness/reports/paper_numbers.py), e.g. AIME24 38.5%.
 - sample_var = E[p(1-p)] = m(1-m)/2: per-problem accuracies spread like Beta(m, 1-m) (a + b = 1), half
@@ -127,7 +127,7 @@ def _assumed(level: float, problems: int) -> Components:
     return Components(0.01, 0.5 * slope, bernoulli, problems, PAPER_SAMPLES, PAPER_SEEDS, 0.3 * slope)
 
 
-PAPER_SAMPLES, PAPER_SEEDS = 32, 1  # harness.reports.table1.rows TABLE_PROFILES["paper"]: k=32, seeds=1
+PAPER_SAMPLES, PAPER_SEEDS = 32, 1  # harness.profiles PROFILES["paper"]: k=32, seeds=1
 PAPER_PROBLEMS = {"aime24": 30, "aime25": 30, "hmmt25": 30, "math500": 500, "amc23": 40}
 PAPER_LEVELS = {  # mean of the paper's 1.5B GRPO, DAPO and CE-GPPO(0.5,1) rows, as a fraction
     b: sum(REPORTED["1.5B"][row][i] for row in ("GRPO", "DAPO", "CE-GPPO(0.5,1)")) / 300

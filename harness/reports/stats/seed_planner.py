@@ -26,9 +26,9 @@ import tempfile
 from pathlib import Path
 
 from harness.common.errors import ConfigError, DataError, TrackingError
+from harness.profiles import TRAIN_EXPERIMENT, get_profile
 from harness.reports.stats.accuracy import PAPER_ASSUMPTIONS, Components, budget, components_from
 from harness.reports.stats.accuracy import minimum_detectable_difference as mde
-from harness.reports.table1.rows import TABLE_PROFILES, TRAIN_EXPERIMENT
 
 SCORES = "scores.json"
 DEFAULT_DIFFERENCE = 2.5  # points: CE-GPPO(0.5,1) over the best baseline (DAPO) on Avg at 1.5B in the paper
@@ -121,8 +121,8 @@ def plan_lines(components: dict[str, Components], seeds: int, samples: int, diff
 
 def plan(profile: str | None, difference: float, source: str | None, uri: str | None, log=print) -> dict:
     """Print the plan; returns {benchmark: Components} used. See the module docstring for the sources."""
-    if profile is not None and profile not in TABLE_PROFILES:
-        raise ConfigError(f"--profile={profile!r} is not known; valid: {', '.join(TABLE_PROFILES)}")
+    if profile is not None:
+        get_profile(profile, "--profile")
     if not math.isfinite(difference) or difference <= 0:
         raise ConfigError(f"--difference={difference:g} is out of range; allowed: > 0 (points)")
     payload = None
@@ -140,7 +140,7 @@ def plan(profile: str | None, difference: float, source: str | None, uri: str | 
             f"no measured Table 1 run of the {name} profile: run `harness table1 --profile {name}` first, or pass "
             "--from OUTPUT_DIR / --tracking-uri (stated assumptions exist for the paper profile only)"
         )
-    table = TABLE_PROFILES[name]
+    table = get_profile(name)
     if payload is None:
         components = dict(PAPER_ASSUMPTIONS)
         where = "stated assumptions (harness.reports.stats.power.PAPER_ASSUMPTIONS; its docstring justifies each)"

@@ -1,19 +1,20 @@
-"""The Table 1 report, built from MLflow: the table, the claims section, the figures, an HTML page.
+"""The Table 1 report, built from MLflow: the table, then its registered sections, as Markdown, CSV and HTML.
 
 For every (row, seed) of the plan it reads the FINISHED training run (its summary.json artifact:
 per-step history and stability figures) and evaluation run (eval/results.json and
-eval/samples.jsonl: per-problem scores) by their table.* tags. It writes into the output folder
+eval/samples.jsonl: per-problem scores) by their table.* tags, builds the table, and asks each
+section of harness.reports.table1.sections, in their fixed order, for its pieces. It writes into
+the output folder
 
-    table1.md      the table (our rows; on the paper profile the paper's numbers under them; each
-                   math cell lenient with strict beside it), the grader audit's line, the
-                   differences to the baseline row with their intervals, the smallest difference
-                   the budget detects, with staleness rows (`--rows staleness`) the Staleness
-                   section (harness.reports.table1.staleness_section), the claims section (accuracy claims
-                   Holm-adjusted) and the figures, as a Markdown page; above the table, every
-                   row and seed that is missing, with the failed job's error and log
-    table1.csv     every cell as mean / se / sd, the stability figures, then the differences (and
-                   the Staleness section's figures and differences to K=0)
-    table1.html    one static page (table, differences, claims, figures embedded), no network needed
+    table1.md      the title and setup, the grader audit's line, every row and seed that is missing
+                   (with the failed job's error and log), the table (our rows; on the paper profiles
+                   the paper's numbers under them; each math cell lenient with strict beside it),
+                   then the sections: differences to the baseline row and the smallest difference
+                   the budget detects, Staleness (with staleness rows), the recipe audit (the paper
+                   profiles), the paper's claims (accuracy claims Holm-adjusted), the figures
+    table1.csv     every cell as mean / se / sd, the stability figures, then the sections' columns
+                   (the differences; the Staleness section's figures and differences to K=0)
+    table1.html    one static page of the same (figures embedded), no network needed
     scores.json    the per-problem scores of every row and seed (what `harness plan` measures from)
     figures/       the PNGs
 
@@ -27,27 +28,15 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from benchmarks.grading.grader_audit import audit_line
 from benchmarks.runner import strict_name
 from harness.common.files import atomic_write_text
+from harness.profiles import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Profile
 from harness.reports.paper_numbers import paper_rows
-from harness.reports.recipe_audit import RECIPE_PROFILES, audit_html, audit_markdown
-from harness.reports.render.html import html_page
+from harness.reports.render.html import html_document, missing_html, table_html
 from harness.reports.render.table import SeedResult, build_table, to_csv, to_markdown
-from harness.reports.render.training_figures import paper_figures
-from harness.reports.table1.claims import accuracy_note, check_accuracy_claims, check_claims
-from harness.reports.table1.differences import (
-    compare,
-    csv_columns,
-    detectable,
-    detectable_line,
-    differences_html,
-    differences_markdown,
-    nothing_to_compare,
-    row_scores,
-)
-from harness.reports.table1.rows import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Row, TableProfile
-from harness.reports.table1.staleness_section import staleness_csv, staleness_html, staleness_lines, staleness_markdown
+from harness.reports.table1.differences import row_scores
+from harness.reports.table1.rows import Row
+from harness.reports.table1.sections import BODY, HEAD, NOTES, TAIL, ReportInputs, Section, report_sections
 from harness.tracking import RetryingClient, tagged_runs, tracked_run
 
 
@@ -72,7 +61,7 @@ def per_problem_scores(results: dict, samples: list[dict], strict: bool = False)
     return {b: {p: statistics.fmean(v) for p, v in problems.items()} for b, problems in collected.items()}
 
 
-def collect(profile: TableProfile, rows: list[Row], seeds: list[int], uri: str, expected: dict):
+def collect(profile: Profile, rows: list[Row], seeds: list[int], uri: str, expected: dict):
     """(SeedResults per row and seed, histories per row and seed, held-out accuracy before / after RL per
     row and seed, benchmarks) from MLflow.
 
@@ -120,7 +109,7 @@ def _heldout(summary: dict) -> dict:
     }
 
 
-def scores_file(profile: TableProfile, rows: list[Row], results: dict, benchmarks: list[str]) -> str:
+def scores_file(profile: Profile, rows: list[Row], results: dict, benchmarks: list[str]) -> str:
     """scores.json: the per-problem scores behind the table, for `harness plan` (harness.reports.stats.seed_planner)."""
     payload = {
         "profile": profile.name,
@@ -133,7 +122,7 @@ def scores_file(profile: TableProfile, rows: list[Row], results: dict, benchmark
 
 
 def build_report(
-    profile: TableProfile,
+    profile: Profile,
     rows: list[Row],
     seeds: list[int],
     root: Path,
@@ -145,21 +134,15 @@ def build_report(
 ) -> dict:
     """Write the report of what finished; every (row, seed) without its runs is listed as missing,
     with why (`failed[(row label, seed)]`: the job's error and log) where that is known. Every row is
-    compared with the `baseline` row."""
+    compared with the `baseline` row. Returns the table, the missing lines, the files written and
+    each section's findings under its name."""
     results, histories, heldout, benchmarks = collect(profile, rows, seeds, uri, expected)
-    ordered = {r.label: results[r.label] for r in rows if r.label in results}
-    table = build_table(ordered, benchmarks)
-    comparisons = compare(ordered, benchmarks, baseline)
-    why = nothing_to_compare(ordered, baseline)
-    scores = {label: row_scores(by_seed, benchmarks) for label, by_seed in ordered.items()}
-    trained = {r.label: scores[r.label] for r in rows if r.loss is not None and r.label in scores}
-    budget = detectable_line(detectable(trained, benchmarks, len(seeds), profile.k), len(seeds), profile.k)
-    figures_by_row = {label: {s: r.figures for s, r in by_seed.items()} for label, by_seed in results.items()}
-    accuracy = check_accuracy_claims(scores, benchmarks)
-    verdicts = [*accuracy, *check_claims(figures_by_row)]
-    notes: list[str] = []
-    figures = paper_figures(histories, root / "figures", heldout, notes)
-    stale = staleness_lines(rows, histories, ordered, table, benchmarks)  # [] without a K >= 1 row
+    results = {r.label: results[r.label] for r in rows if r.label in results}
+    table = build_table(results, benchmarks)
+    scores = {label: row_scores(by_seed, benchmarks) for label, by_seed in results.items()}
+    inputs = ReportInputs(profile, rows, seeds, baseline, results, histories, heldout, benchmarks, table, scores, root)
+    sections = [s for s in report_sections() if s.applies(inputs)]
+    found = {s.name: s.build(inputs) for s in sections}
     paper = paper_rows(profile.paper_model) if profile.paper_model else None
     missing = [
         f"{r.label} seed {s}: {(failed or {}).get((r.label, s), 'no finished run in MLflow')}"
@@ -174,66 +157,40 @@ def build_report(
         "(pooled over seeds and samples) (sd over seeds); math is graded leniently (any equal value, the headline) "
         "and strictly (the worked-out form a careful MATH grader demands), strict beside"
     )
-    audit = audit_line()  # cached per grader version: milliseconds after the first time
-    markdown = [f"# {title}", "", setup, "", audit, ""]
+    md = _pieces(sections, found, "markdown")
+    markdown = [f"# {title}", "", setup, "", *md[HEAD]]
     if missing:  # before the table: a row that is not there must not go unnoticed
         markdown += ["**Missing from this table** (run the same command again once the cause is fixed):", ""]
         markdown += [*(f"- {line}" for line in missing), ""]
-    markdown += [to_markdown(table, benchmarks, paper), ""]
-    markdown += [differences_markdown(comparisons, benchmarks, baseline, why), ""] + ([budget, ""] if budget else [])
-    if stale:
-        markdown += [staleness_markdown(stale), ""]
-    recipe = profile.train_profile in RECIPE_PROFILES  # the paper profiles carry their recipe audit
-    if recipe:
-        markdown += [audit_markdown(profile.train_profile), ""]
-    claims_note = accuracy_note(accuracy)
-    markdown += ["## The paper's claims on this profile", "", claims_note, "", *(v.line() for v in verdicts), ""]
-    markdown += ["## Figures", "", *(f"![{p.stem}](figures/{p.name})" for p in figures), *notes]
+    markdown += [to_markdown(table, benchmarks, paper), "", *md[BODY]]
     # atomic: a report killed half-way leaves the previous one whole
     atomic_write_text(root / "table1.md", "\n".join(markdown) + "\n")
-    extra = {**csv_columns(comparisons, benchmarks, baseline), **staleness_csv(stale)}
+    extra = {header: column for s in sections if s.csv for header, column in s.csv(found[s.name]).items()}
     atomic_write_text(root / "table1.csv", to_csv(table, benchmarks, extra))
-    page = html_page(
-        title,
-        setup,
-        table,
-        benchmarks,
-        paper,
-        verdicts,
-        figures,
-        missing,
-        audit=audit,
-        sections=[
-            differences_html(comparisons, benchmarks, baseline, why),
-            *([staleness_html(stale)] if stale else []),
-            *([audit_html(profile.train_profile)] if recipe else []),
-        ],
-        notes=[budget] if budget else [],
-        claims_note=claims_note,
-    )
-    atomic_write_text(root / "table1.html", page)
-    atomic_write_text(root / "scores.json", scores_file(profile, rows, ordered, benchmarks))
-    outputs = [root / "table1.md", root / "table1.csv", root / "table1.html", root / "scores.json", *figures]
+    page = _pieces(sections, found, "html")
+    blocks = [*page[HEAD], table_html(table, benchmarks, paper), *page[BODY], *page[NOTES], *missing_html(missing)]
+    atomic_write_text(root / "table1.html", html_document(title, setup, [*blocks, *page[TAIL]]))
+    atomic_write_text(root / "scores.json", scores_file(profile, rows, results, benchmarks))
+    outputs = [root / "table1.md", root / "table1.csv", root / "table1.html", root / "scores.json"]
+    outputs += [path for s in sections if s.files for path in s.files(found[s.name])]
     with tracked_run(uri, TRAIN_EXPERIMENT, f"table1-report-{profile.name}", tags={"table.report": profile.name}):
         import mlflow
 
         for path in outputs:
             mlflow.log_artifact(str(path), artifact_path="figures" if path.suffix == ".png" else None)
     log(to_markdown(table, benchmarks, paper))
-    log("\n" + differences_markdown(comparisons, benchmarks, baseline, why).replace("### ", ""))
-    if budget:
-        log(budget)
-    if stale:
-        log("\n" + staleness_markdown(stale).replace("## ", ""))
-    log(audit)
-    log("\nclaims:\n" + claims_note + "\n" + "\n".join(v.line().replace("**", "") for v in verdicts))
+    for section in sections:
+        for text in section.terminal(found[section.name]) if section.terminal else []:
+            log(text)
     log(f"\nreport: {root / 'table1.md'}, {root / 'table1.csv'}, {root / 'table1.html'}; figures in {root / 'figures'}")
-    return {
-        "table": table,
-        "verdicts": verdicts,
-        "figures": figures,
-        "outputs": outputs,
-        "missing": missing,
-        "differences": comparisons,
-        "staleness": stale,
-    }
+    return {"table": table, "missing": missing, "outputs": outputs, **found}
+
+
+def _pieces(sections: list[Section], found: dict, output: str) -> dict[str, list[str]]:
+    """region -> the pieces of one output (markdown or html) of every section, in the sections' order."""
+    regions: dict[str, list[str]] = {HEAD: [], BODY: [], NOTES: [], TAIL: []}
+    for section in sections:
+        render = getattr(section, output)
+        for region, pieces in (render(found[section.name]) if render else {}).items():
+            regions[region] += pieces
+    return regions

@@ -35,18 +35,13 @@ import yaml
 from harness.common.errors import ConfigError, first_line
 from harness.common.files import atomic_write_text
 from harness.common.uris import HANDED_URI_ENV, redact
+from harness.config_fields import without_added_defaults
 from harness.dataclass_config import build_config, to_dict
+from harness.profiles import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Profile, get_profile
 from harness.reports.table1.jobs import JobFailed, Progress, Runner, Stopped, new_log
 from harness.reports.table1.output_folder import output_folder
-from harness.reports.table1.rows import (
-    EVAL_EXPERIMENT,
-    TABLE_PROFILES,
-    TRAIN_EXPERIMENT,
-    Row,
-    TableProfile,
-    config_hash,
-)
-from harness.schema import EvalConfig, TrainConfig, load_train_config, without_later_defaults
+from harness.reports.table1.rows import Row, config_hash
+from harness.schema import EvalConfig, TrainConfig, load_train_config
 
 CHILD = [sys.executable, "-m", "harness.reports.table1.child_command"]  # + train/eval and their flags
 IGNORED_IN_HASH = ("run.output_dir", "run.tracking_uri", "run.experiment", "run.run_name", "run.threads", "run.tags")
@@ -58,13 +53,13 @@ class Job:
     seed: int
 
 
-def train_config(profile: TableProfile, job: Job, steps: int | None, root: Path, uri: str) -> TrainConfig:
+def train_config(profile: Profile, job: Job, steps: int | None, root: Path, uri: str) -> TrainConfig:
     """The resolved training config of a job (row loss, row overrides and seed on the profile)."""
     overrides = dict(profile.train_overrides)
     if steps is not None:
         overrides["run.steps"] = steps
     overrides.update(job.row.train_overrides)
-    base = load_train_config(profile.train_profile, None, overrides)
+    base = load_train_config(profile.name, None, overrides)
     # a checkpoint at least every quarter of the run, so that a killed invocation loses little
     overrides["run.checkpoint_every"] = max(1, min(base.run.checkpoint_every, base.run.steps // 4))
     loss = dict(job.row.loss_at(base.run.steps) or {"name": base.loss["name"]})
@@ -73,24 +68,22 @@ def train_config(profile: TableProfile, job: Job, steps: int | None, root: Path,
     overrides["run.run_name"] = f"{job.row.label}-seed{job.seed}"
     if profile.eval_every:
         overrides["run.eval_every"] = profile.eval_every
-    config = load_train_config(profile.train_profile, None, overrides)
+    config = load_train_config(profile.name, None, overrides)
     key = train_hash(config)
     tags = {"table.profile": profile.name, "table.row": job.row.label, "table.seed": str(job.seed), "table.hash": key}
     if job.row.train_overrides:  # rows without overrides keep their tags as they were
         tags["table.overrides"] = json.dumps(job.row.train_overrides, sort_keys=True)
     folder = root / "runs" / f"{_slug(job.row.label)}-seed{job.seed}-{key}"
-    return load_train_config(
-        profile.train_profile, None, {**overrides, "run.output_dir": str(folder), "run.tags": tags}
-    )
+    return load_train_config(profile.name, None, {**overrides, "run.output_dir": str(folder), "run.tags": tags})
 
 
 def train_hash(config: TrainConfig) -> str:
     """The hash of what decides a training's result: the resolved config without IGNORED_IN_HASH, and
-    without the keys added since stores existed while at their default (schema.LATER_KEYS: a row that
-    sets one, e.g. rollout.staleness, hashes anew)."""
+    without the keys added since stores existed while at their default (their `since`, harness.config_fields: a
+    row that sets one, e.g. rollout.staleness, hashes anew)."""
     from harness.tracking import flatten
 
-    flat = without_later_defaults(flatten(to_dict(config)))
+    flat = without_added_defaults(TrainConfig, flatten(to_dict(config)))
     return config_hash({k: v for k, v in flat.items() if k not in IGNORED_IN_HASH})
 
 
@@ -98,7 +91,7 @@ def _slug(label: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in label).strip("_")
 
 
-def eval_config(profile: TableProfile, job: Job, model: str, key: str, folder: Path, uri: str) -> EvalConfig:
+def eval_config(profile: Profile, job: Job, model: str, key: str, folder: Path, uri: str) -> EvalConfig:
     settings = {
         "suite": profile.suite,
         "k": profile.k,
@@ -129,7 +122,7 @@ def eval_config(profile: TableProfile, job: Job, model: str, key: str, folder: P
     )
 
 
-def base_model(profile: TableProfile) -> tuple[str, str]:
+def base_model(profile: Profile) -> tuple[str, str]:
     """(the starting policy every row trains from, a hash of it): the warm-started model if the
     profile warm-starts (built here once, cached), else the profile's model."""
     from harness.models import cache_dir
@@ -137,7 +130,7 @@ def base_model(profile: TableProfile) -> tuple[str, str]:
     from harness.training.train import load_policy
     from harness.training.warmstart import warm_start_key
 
-    config = load_train_config(profile.train_profile, None, dict(profile.train_overrides))
+    config = load_train_config(profile.name, None, dict(profile.train_overrides))
     if config.warmstart.steps == 0:
         return config.model.name, config_hash({"model": config.model.name})
     load_policy(config, build_task(config.task), log=lambda line: None)
@@ -152,7 +145,7 @@ def done(client, experiment: str, tags: dict[str, str]) -> bool:
 
 
 def job_configs(
-    job: Job, profile: TableProfile, steps, root: Path, uri: str, base: tuple[str, str]
+    job: Job, profile: Profile, steps, root: Path, uri: str, base: tuple[str, str]
 ) -> tuple[TrainConfig | None, EvalConfig]:
     """(the training config, None for the base row; the evaluation config) of one job. Their hashes
     (tags table.hash, table.eval_hash) are how the runs are found again, by this job and by the report."""
@@ -243,13 +236,11 @@ def reproduce(
     """Run (or find) every job, then build the report; returns the report's file paths.
     `limit` evaluates the first N problems of each benchmark instead of the profile's number; every
     row's accuracy is compared with the `baseline` row's."""
-    if profile_name not in TABLE_PROFILES:
-        raise ConfigError(f"--profile={profile_name!r} is not known; valid: {', '.join(TABLE_PROFILES)}")
+    profile = get_profile(profile_name, "--profile")
     if baseline not in [r.label for r in rows]:
         raise ConfigError(
             f"--baseline={baseline!r} is not a row of this table; allowed: {', '.join(r.label for r in rows)}"
         )
-    profile = TABLE_PROFILES[profile_name]
     if limit is not None:  # part of the evaluation's hash: a different limit is evaluated anew
         profile = replace(profile, limit=limit)
     root = Path(output_dir)

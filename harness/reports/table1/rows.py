@@ -1,4 +1,5 @@
-"""What `harness table1` trains and evaluates: the rows of the paper's tables and the profiles.
+"""What `harness table1` trains and evaluates: the rows of the paper's tables (the profiles' Table 1
+settings are in harness.profiles).
 
 Rows (label -> loss section), in groups that `--rows` selects (`all`: every group but staleness):
 
@@ -18,10 +19,7 @@ loss, clip-higher with token-mean; dynamic sampling and overlong shaping stay as
 them for every row) and in its `train_overrides`, dotted config keys on top of the profile's (the
 staleness rows' rollout.staleness; every other row has none). The overrides are part of the
 resolved config, so of the row's hash (harness.reports.table1.reproduce.train_hash).
-The staleness rows need a profile whose strategy is auto or ddp (tiny, smol), not fsdp (paper).
-
-Profiles say what the table is evaluated on: `tiny` the arithmetic held-out split the tiny model
-is trained for, `smol` and `paper` the five math benchmarks of Table 1.
+The staleness rows need a profile whose strategy is auto or ddp (tiny, smol), not fsdp (the paper profiles).
 """
 
 from __future__ import annotations
@@ -30,11 +28,6 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-
-from harness.schema import EVAL_TEMPERATURE, EVAL_TOP_P
-
-TRAIN_EXPERIMENT = "ce-gppo-table1"  # MLflow experiments of the table's training and evaluation runs
-EVAL_EXPERIMENT = "ce-gppo-table1-eval"
 
 
 @dataclass(frozen=True)
@@ -105,70 +98,6 @@ def select_rows(spec: str) -> list[Row]:
             labels = ", ".join(r.label for r in ROWS)
             raise ValueError(f"--rows: unknown {part!r}; groups: {', '.join(GROUPS)}, all; rows: {labels}")
     return [r for r in ROWS if r.group in wanted or r.label in wanted]
-
-
-@dataclass(frozen=True)
-class TableProfile:
-    name: str
-    train_profile: str
-    suite: str
-    k: int
-    limit: int | None
-    max_new_tokens: int
-    seeds: int
-    temperature: float = EVAL_TEMPERATURE
-    top_p: float = EVAL_TOP_P
-    eval_every: int | None = None  # held-out accuracy during training for the accuracy-over-steps figure
-    train_overrides: dict = field(default_factory=dict)
-    paper_model: str | None = None  # which of the paper's reported tables to print beside ours
-
-
-TABLE_PROFILES = {
-    "tiny": TableProfile(
-        "tiny",
-        "tiny",
-        "arith_l2_compact",
-        k=4,
-        limit=None,
-        max_new_tokens=8,
-        seeds=5,
-        eval_every=50,
-        train_overrides={"run.threads": 1},
-    ),
-    "smol": TableProfile(
-        "smol",
-        "smol",
-        "math",
-        k=2,
-        limit=20,
-        max_new_tokens=512,
-        seeds=3,
-        eval_every=10,
-        train_overrides={"run.threads": 1},
-    ),
-    "paper": TableProfile(
-        "paper",
-        "paper",
-        "math",
-        k=32,  # the official validation: aime960_math_verify.json repeats each AIME problem 32 times
-        limit=None,
-        max_new_tokens=16384,
-        seeds=1,
-        eval_every=50,
-        paper_model="1.5B",
-    ),
-    "paper-text": TableProfile(
-        "paper-text",
-        "paper-text",
-        "math",
-        k=16,
-        limit=None,
-        max_new_tokens=16384,
-        seeds=1,
-        eval_every=50,
-        paper_model="1.5B",
-    ),
-}
 
 
 def config_hash(payload: dict) -> str:

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from harness.common.errors import ConfigError
-from harness.schema import RESUMABLE_KEYS, load_train_config
+from harness.config_fields import added_keys, resumable_keys
+from harness.schema import TrainConfig, load_train_config
 from harness.training.run_dir import RolloutLog, RunDirectory
 
 
@@ -60,7 +61,7 @@ def test_resume_may_change_only_the_documented_keys(tmp_path):
     run_dir.write_config(original)
     run_dir.write_state("sqlite:///a.db", "e", "abc")
     allowed = {"run.steps": 900, "run.checkpoint_every": 7, "rollout.batch_size": 8, "algo.micro_batch_size": 4}
-    assert set(allowed) <= set(RESUMABLE_KEYS)
+    assert set(allowed) <= set(resumable_keys(TrainConfig))
     run_dir.check_resumable(config_for(tmp_path, **{"run.tracking_uri": "sqlite:///a.db"}, **allowed), steps_done=5)
     with pytest.raises(ConfigError, match=r"optim.lr: 5e-05 -> 0.001.*Start a new --output-dir"):
         run_dir.check_resumable(config_for(tmp_path, **{"run.tracking_uri": "sqlite:///a.db", "optim.lr": 1e-3}), 5)
@@ -79,14 +80,12 @@ def test_resume_may_change_only_the_documented_keys(tmp_path):
 def test_a_run_saved_before_a_later_key_existed_resumes_at_its_default(tmp_path):
     import yaml
 
-    from harness.schema import LATER_KEYS
-
     run_dir = RunDirectory(tmp_path)
     config = config_for(tmp_path, **{"run.tracking_uri": "sqlite:///a.db"})
     run_dir.write_config(config)
     run_dir.write_state("sqlite:///a.db", "e", "abc")
     saved = yaml.safe_load(run_dir.config_file.read_text())
-    for key in LATER_KEYS:  # what a run written before them holds: no such keys
+    for key in added_keys(TrainConfig):  # what a run written before them holds: no such keys
         section, name = key.split(".")
         del saved[section][name]
     run_dir.config_file.write_text(yaml.safe_dump(saved))

@@ -190,10 +190,10 @@ def test_mde_and_budget_behave():
 
 def test_paper_assumptions_match_the_profile():
     from benchmarks.families.math_competitions import MATH_BENCHMARKS
-    from harness.reports.table1.rows import TABLE_PROFILES
+    from harness.profiles import PROFILES
 
     sizes = {b.name: b.expected_rows for b in MATH_BENCHMARKS}
-    profile = TABLE_PROFILES["paper"]
+    profile = PROFILES["paper"]
     assert set(PAPER_ASSUMPTIONS) == {"aime24", "aime25", "hmmt25", "math500", "amc23"}
     for name, c in PAPER_ASSUMPTIONS.items():
         assert (c.samples, c.seeds) == (profile.k, profile.seeds)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from harness.cli import main
+from harness.profiles import TRAIN_EXPERIMENT
 from harness.reports.stats.accuracy import PAPER_ASSUMPTIONS
 from harness.reports.stats.seed_planner import plan
-from harness.reports.table1.rows import TRAIN_EXPERIMENT
 from harness.tracking import check_store
 
 

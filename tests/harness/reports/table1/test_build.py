@@ -4,43 +4,16 @@ every row and seed without its runs is listed above the table with why."""
 import csv
 import json
 
-import mlflow
 import pytest
 
+from harness.profiles import EVAL_EXPERIMENT, PROFILES, TRAIN_EXPERIMENT
 from harness.reports.table1.build import build_report, collect
-from harness.reports.table1.rows import EVAL_EXPERIMENT, ROWS, TABLE_PROFILES, TRAIN_EXPERIMENT
-
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    """(URI, client) of one SQLite store for the module: creating one costs seconds. Tests tell their
-    runs apart by their hashes."""
-    root = tmp_path_factory.mktemp("report_store")
-    uri = f"sqlite:///{root}/mlflow.db"
-    client = mlflow.MlflowClient(uri)
-    for name in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
-        client.create_experiment(name, artifact_location=str(root / "artifacts" / name))
-    return uri, client
-
-
-def log_run(client, experiment, tags, files, tmp_path):
-    """A FINISHED run with `tags` and JSON / JSONL artifacts {artifact path: content}."""
-    experiment_id = client.get_experiment_by_name(experiment).experiment_id
-    run = client.create_run(experiment_id, tags=tags)
-    for path, content in files.items():
-        local = tmp_path / run.info.run_id / path
-        local.parent.mkdir(parents=True, exist_ok=True)
-        text = "\n".join(json.dumps(r) for r in content) if path.endswith(".jsonl") else json.dumps(content)
-        local.write_text(text)
-        folder = str(local.parent.relative_to(tmp_path / run.info.run_id))
-        client.log_artifact(run.info.run_id, str(local), None if folder == "." else folder)
-    client.set_terminated(run.info.run_id, "FINISHED")
-
+from harness.reports.table1.rows import ROWS
 
 SUMMARY = {"history": [{"step": 1, "entropy": 0.5}], "stability": {"end_entropy": 0.5}}
 
 
-def fabricate(client, tmp_path, tags, train_key, eval_key, correct, entropy):
+def fabricate(log_run, client, tmp_path, tags, train_key, eval_key, correct, entropy):
     """One trained policy (summary.json) and its evaluation: `correct` of 4 problems right."""
     summary = {"history": [{"step": 1, "entropy": entropy}], "stability": {"end_entropy": entropy}}
     log_run(client, TRAIN_EXPERIMENT, {**tags, "table.hash": train_key}, {"summary.json": summary}, tmp_path)
@@ -51,12 +24,12 @@ def fabricate(client, tmp_path, tags, train_key, eval_key, correct, entropy):
     log_run(client, EVAL_EXPERIMENT, eval_tags, files, tmp_path)
 
 
-def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(store, tmp_path):
+def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(store, log_run, tmp_path):
     uri, client = store
     grpo = next(r for r in ROWS if r.label == "GRPO")
     tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
-    fabricate(client, tmp_path, tags, "steps600", "limit500", correct=3, entropy=0.4)  # the wanted run
-    fabricate(client, tmp_path, tags, "steps4", "limit40", correct=1, entropy=0.9)  # newer, other steps
+    fabricate(log_run, client, tmp_path, tags, "steps600", "limit500", correct=3, entropy=0.4)  # the wanted run
+    fabricate(log_run, client, tmp_path, tags, "steps4", "limit40", correct=1, entropy=0.9)  # newer, other steps
     # the wanted training evaluated again with another limit, newest of all
     results = {"benchmarks": {"arith": {"primary_metric": "acc"}}}
     samples = [{"benchmark": "arith", "id": i, "scores": {"acc": 0.0}} for i in range(2)]
@@ -65,25 +38,25 @@ def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(store, tmp_path
     log_run(client, EVAL_EXPERIMENT, eval_tags, files, tmp_path)
 
     results, histories, heldout, benchmarks = collect(
-        TABLE_PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps600", "limit500")}
+        PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps600", "limit500")}
     )
     assert results["GRPO"][0].scores == {"arith": {"0": 1.0, "1": 1.0, "2": 1.0, "3": 0.0}}
     assert results["GRPO"][0].figures == {"end_entropy": 0.4} and histories["GRPO"][0][0]["entropy"] == 0.4
     assert benchmarks == ["arith"]
-    missing, *_ = collect(TABLE_PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps100", "limit500")})
+    missing, *_ = collect(PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps100", "limit500")})
     assert missing == {}  # no run of these settings: the cell stays empty rather than borrowing one
 
 
-def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, tmp_path):
+def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, log_run, tmp_path):
     uri, client = store
     rows = [r for r in ROWS if r.label in ("GRPO", "DAPO")]
     tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
-    fabricate(client, tmp_path, tags, "grpo-k", "grpo-e", correct=2, entropy=0.5)
+    fabricate(log_run, client, tmp_path, tags, "grpo-k", "grpo-e", correct=2, entropy=0.5)
     failed = {("DAPO", 0): "train failed: harness train: error: boom (log: logs/DAPO.train.log)"}
     expected = {("GRPO", 0): ("grpo-k", "grpo-e"), ("DAPO", 0): ("dapo-k", "dapo-e")}
     out = tmp_path / "out"
     out.mkdir()
-    report = build_report(TABLE_PROFILES["tiny"], rows, [0], out, uri, expected, lambda line: None, failed)
+    report = build_report(PROFILES["tiny"], rows, [0], out, uri, expected, lambda line: None, failed)
     assert report["missing"] == ["DAPO seed 0: " + failed["DAPO", 0]]
     markdown = (out / "table1.md").read_text()
     assert markdown.index("**Missing from this table**") < markdown.index("| GRPO | 1 |")  # seen before the table
@@ -91,10 +64,10 @@ def test_a_failed_job_is_listed_above_the_table_with_its_error_and_log(store, tm
     assert "DAPO seed 0: train failed: harness train: error: boom" in (out / "table1.html").read_text()
 
 
-def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store, tmp_path, monkeypatch):
-    import harness.reports.table1.build as report
+def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store, log_run, tmp_path, monkeypatch):
+    import harness.reports.table1.sections.grader_audit_section as audit_section
 
-    monkeypatch.setattr(report, "audit_line", lambda: "Grader audit: (the audit's line)")
+    monkeypatch.setattr(audit_section, "audit_line", lambda: "Grader audit: (the audit's line)")
     uri, client = store
     grpo = next(r for r in ROWS if r.label == "GRPO")
     tags = {"table.profile": "tiny", "table.row": "GRPO", "table.seed": "0"}
@@ -105,7 +78,7 @@ def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store,
     log_run(client, EVAL_EXPERIMENT, {**tags, "table.hash": "strict-k", "table.eval_hash": "strict-e"}, files, tmp_path)
     out = tmp_path / "out"
     out.mkdir()
-    build_report(TABLE_PROFILES["tiny"], [grpo], [0], out, uri, {("GRPO", 0): ("strict-k", "strict-e")}, print)
+    build_report(PROFILES["tiny"], [grpo], [0], out, uri, {("GRPO", 0): ("strict-k", "strict-e")}, print)
     markdown = (out / "table1.md").read_text()
     assert "Grader audit: (the audit's line)" in markdown and "strict beside" in markdown
     assert "| GRPO | 1 | 100.0 ± 0.0 (sd 0.0), strict 25.0 | 100.0 (sd 0.0), strict 25.0 |" in markdown
@@ -114,7 +87,7 @@ def test_the_report_shows_strict_beside_lenient_and_the_grader_audit_line(store,
     assert dict(zip(header, line))["math_strict_mean"] == "0.25" and line[-1] == "0.25"  # no difference columns
 
 
-def test_the_report_compares_every_row_with_the_baseline_and_draws_accuracy_over_training(store, tmp_path):
+def test_the_report_compares_every_row_with_the_baseline_and_draws_accuracy_over_training(store, log_run, tmp_path):
     """Three rows x two seeds of 12 problems (2 samples each) and 60-step runs validated once at step 49:
     the differences table, the detectable difference, Holm-adjusted accuracy claims, CSV columns after the
     old ones, the HTML section, scores.json, and the accuracy figure drawn from its three points per run."""
@@ -147,7 +120,7 @@ def test_the_report_compares_every_row_with_the_baseline_and_draws_accuracy_over
             expected[row.label, seed] = (key, key + "e")
     out = tmp_path / "out"
     out.mkdir()
-    report = build_report(TABLE_PROFILES["tiny"], rows, [0, 1], out, uri, expected, lambda line: None)
+    report = build_report(PROFILES["tiny"], rows, [0, 1], out, uri, expected, lambda line: None)
     markdown = (out / "table1.md").read_text()
     assert "### Difference to GRPO, points, 95% interval" in markdown
     assert (
@@ -167,4 +140,4 @@ def test_the_report_compares_every_row_with_the_baseline_and_draws_accuracy_over
     assert scores["samples"] == 4 and scores["trained"] == ["GRPO", "DAPO", "CE-GPPO(0.5,1)"]
     assert scores["rows"]["GRPO"]["arith"]["1"]["0"] == 1.0
     assert (out / "figures" / "accuracy.png").is_file() and "Accuracy over training is not drawn" not in markdown
-    assert len(report["differences"]) == 2
+    assert len(report["differences"].comparisons) == 2

@@ -15,8 +15,9 @@ import mlflow
 import pytest
 
 from harness.common.errors import ConfigError
+from harness.profiles import PROFILES
 from harness.reports.table1.reproduce import Job, train_config
-from harness.reports.table1.rows import ROWS, TABLE_PROFILES, select_rows
+from harness.reports.table1.rows import ROWS, select_rows
 from harness.schema import load_train_config
 
 
@@ -109,17 +110,17 @@ def test_a_second_invocation_redoes_nothing(finished):
     assert time.monotonic() - started < 120
 
 
-@pytest.mark.parametrize("profile", sorted(TABLE_PROFILES))
+@pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_every_row_of_every_profile_validates_without_a_gpu(profile, tmp_path):
-    fsdp = load_train_config(TABLE_PROFILES[profile].train_profile, None, {}).run.strategy == "fsdp"
+    fsdp = load_train_config(PROFILES[profile].name, None, {}).run.strategy == "fsdp"
     for row in ROWS:
         if row.loss is None:
             continue
         if row.staleness and fsdp:  # asynchronous rollouts need auto or ddp: refused, in one line
             with pytest.raises(ConfigError, match="not fsdp"):
-                train_config(TABLE_PROFILES[profile], Job(row, 0), None, tmp_path, f"sqlite:///{tmp_path}/m.db")
+                train_config(PROFILES[profile], Job(row, 0), None, tmp_path, f"sqlite:///{tmp_path}/m.db")
             continue
-        config = train_config(TABLE_PROFILES[profile], Job(row, 0), None, tmp_path, f"sqlite:///{tmp_path}/m.db")
+        config = train_config(PROFILES[profile], Job(row, 0), None, tmp_path, f"sqlite:///{tmp_path}/m.db")
         assert config.rollout.staleness == row.staleness
         assert config.loss["name"] == row.loss["name"] and config.run.tags["table.row"] == row.label
     assert [r.label for r in select_rows("table1")][:2] == ["base", "GRPO"]

@@ -22,10 +22,11 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
+from harness.profiles import PROFILES
 from harness.reports.table1 import child_command as child
 from harness.reports.table1 import reproduce as table1
 from harness.reports.table1.jobs import Runner
-from harness.reports.table1.rows import ROWS, TABLE_PROFILES
+from harness.reports.table1.rows import ROWS
 from harness.tracking import RetryingClient, check_store, get_or_create_experiment
 
 FAKE = r"""
@@ -91,7 +92,7 @@ def fake(tmp_path, monkeypatch, store, capsys):
 
 
 def grpo_folder(out):
-    return table1.train_config(TABLE_PROFILES["tiny"], table1.Job(GRPO, 0), 2, out, "sqlite://").run.output_dir
+    return table1.train_config(PROFILES["tiny"], table1.Job(GRPO, 0), 2, out, "sqlite://").run.output_dir
 
 
 def hold(path, pid):

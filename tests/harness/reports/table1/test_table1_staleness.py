@@ -8,8 +8,9 @@ import pytest
 import yaml
 
 from harness.common.errors import ConfigError
+from harness.profiles import PROFILES
 from harness.reports.table1.reproduce import Job, job_configs, reproduce, train_config, train_hash, write_job_config
-from harness.reports.table1.rows import ROWS, TABLE_PROFILES, select_rows
+from harness.reports.table1.rows import ROWS, select_rows
 
 STALENESS = ["GRPO K=1", "GRPO K=4", "CE-GPPO(0.5,1) K=1", "CE-GPPO(0.5,1) K=4"]
 URI = "sqlite:////nonexistent/m.db"  # never opened: a config only names it
@@ -59,8 +60,8 @@ def test_the_staleness_group_adds_its_four_rows_to_table1s():
 
 @pytest.mark.parametrize("label,k", [("GRPO K=1", 1), ("CE-GPPO(0.5,1) K=4", 4)])
 def test_a_staleness_rows_job_trains_with_rollout_staleness_and_records_it(label, k, tmp_path):
-    config = train_config(TABLE_PROFILES["tiny"], Job(row(label), 0), None, tmp_path, URI)
-    synchronous = train_config(TABLE_PROFILES["tiny"], Job(k0_row(label), 0), None, tmp_path, URI)
+    config = train_config(PROFILES["tiny"], Job(row(label), 0), None, tmp_path, URI)
+    synchronous = train_config(PROFILES["tiny"], Job(k0_row(label), 0), None, tmp_path, URI)
     assert config.rollout.staleness == k and synchronous.rollout.staleness == 0
     assert config.loss == synchronous.loss and config.run.steps == synchronous.run.steps  # only K differs
     tags = config.run.tags
@@ -69,14 +70,14 @@ def test_a_staleness_rows_job_trains_with_rollout_staleness_and_records_it(label
     assert config.run.output_dir != synchronous.run.output_dir and tags["table.hash"] in config.run.output_dir
     written = yaml.safe_load(write_job_config(config, URI).read_text())  # what the child trains from
     assert written["rollout"]["staleness"] == k and written["run"]["tags"]["table.overrides"] == tags["table.overrides"]
-    _, evaluation = job_configs(Job(row(label), 0), TABLE_PROFILES["tiny"], None, tmp_path, URI, BASE)
-    _, before = job_configs(Job(k0_row(label), 0), TABLE_PROFILES["tiny"], None, tmp_path, URI, BASE)
+    _, evaluation = job_configs(Job(row(label), 0), PROFILES["tiny"], None, tmp_path, URI, BASE)
+    _, before = job_configs(Job(k0_row(label), 0), PROFILES["tiny"], None, tmp_path, URI, BASE)
     assert evaluation.tags["table.eval_hash"] != before.tags["table.eval_hash"]
 
 
 @pytest.mark.parametrize("profile,label,steps", sorted(BEFORE, key=str))
 def test_rows_without_overrides_hash_as_before_the_staleness_knob(profile, label, steps, tmp_path):
-    config = train_config(TABLE_PROFILES[profile], Job(row(label), 0), steps, tmp_path, URI)
+    config = train_config(PROFILES[profile], Job(row(label), 0), steps, tmp_path, URI)
     assert config.run.tags["table.hash"] == BEFORE[profile, label, steps]
     assert set(config.run.tags) == {"table.profile", "table.row", "table.seed", "table.hash"}  # no new tag
     assert config.run.output_dir.endswith(f"-seed0-{BEFORE[profile, label, steps]}")
@@ -84,15 +85,13 @@ def test_rows_without_overrides_hash_as_before_the_staleness_knob(profile, label
 
 def test_a_rows_evaluation_keeps_its_hash_too(tmp_path):
     for seed, key, eval_key in ((0, "a595276856bb", "1ab0e7e5cd04"), (3, "1135be33164d", "49a13b3b0ce0")):
-        train, evaluation = job_configs(
-            Job(row("CE-GPPO(0.5,1)"), seed), TABLE_PROFILES["tiny"], None, tmp_path, URI, BASE
-        )
+        train, evaluation = job_configs(Job(row("CE-GPPO(0.5,1)"), seed), PROFILES["tiny"], None, tmp_path, URI, BASE)
         assert train.run.tags["table.hash"] == key and evaluation.tags["table.eval_hash"] == eval_key
 
 
 def test_the_new_keys_count_in_the_hash_once_they_leave_their_default(tmp_path):
     """A row that sets any of the asynchronous knobs is another job; at the default they are not hashed."""
-    profile = TABLE_PROFILES["tiny"]
+    profile = PROFILES["tiny"]
     plain = train_config(profile, Job(row("GRPO"), 0), None, tmp_path, URI)
     stale = train_config(profile, Job(row("GRPO K=1"), 0), None, tmp_path, URI)
     capped = replace(stale, rollout=replace(stale.rollout, behaviour_cap=3.0))
@@ -102,7 +101,7 @@ def test_the_new_keys_count_in_the_hash_once_they_leave_their_default(tmp_path):
 
 def test_a_staleness_row_on_an_fsdp_profile_is_refused_naming_the_row(tmp_path):
     with pytest.raises(ConfigError, match="not fsdp"):
-        train_config(TABLE_PROFILES["paper"], Job(row("GRPO K=1"), 0), None, tmp_path, URI)
+        train_config(PROFILES["paper"], Job(row("GRPO K=1"), 0), None, tmp_path, URI)
     rows = select_rows("staleness")
     uri = f"sqlite:///{tmp_path}/m.db"
     with pytest.raises(ConfigError, match=r"^row GRPO K=1 on the paper profile: rollout.staleness >= 1 .*not fsdp"):

@@ -2,15 +2,19 @@
 out by hand; and through build_report on a fabricated MLflow store (markdown, CSV, HTML)."""
 
 import csv
-import json
 
-import mlflow
 import pytest
 
+from harness.profiles import EVAL_EXPERIMENT, PROFILES, TRAIN_EXPERIMENT
 from harness.reports.render.table import SeedResult, build_table
 from harness.reports.table1.build import build_report
-from harness.reports.table1.rows import EVAL_EXPERIMENT, ROWS, TABLE_PROFILES, TRAIN_EXPERIMENT
-from harness.reports.table1.staleness_section import staleness_csv, staleness_html, staleness_lines, staleness_markdown
+from harness.reports.table1.rows import ROWS
+from harness.reports.table1.sections.staleness_section import (
+    staleness_csv,
+    staleness_html,
+    staleness_lines,
+    staleness_markdown,
+)
 
 
 def rows(*labels):
@@ -140,23 +144,8 @@ def test_no_section_without_a_staleness_row():
     assert lines_of(("GRPO", "CE-GPPO(0.5,1)")) == [] and staleness_csv([]) == {}
 
 
-def log_run(client, experiment, tags, files, tmp_path):
-    """A FINISHED run with `tags` and JSON / JSONL artifacts {artifact path: content}."""
-    run = client.create_run(client.get_experiment_by_name(experiment).experiment_id, tags=tags)
-    for path, content in files.items():
-        local = tmp_path / run.info.run_id / path
-        local.parent.mkdir(parents=True, exist_ok=True)
-        local.write_text("\n".join(json.dumps(r) for r in content) if path.endswith(".jsonl") else json.dumps(content))
-        folder = str(local.parent.relative_to(tmp_path / run.info.run_id))
-        client.log_artifact(run.info.run_id, str(local), None if folder == "." else folder)
-    client.set_terminated(run.info.run_id, "FINISHED")
-
-
-def test_the_report_carries_the_section_in_markdown_csv_and_html(tmp_path):
-    uri = f"sqlite:///{tmp_path}/mlflow.db"
-    client = mlflow.MlflowClient(uri)
-    for name in (TRAIN_EXPERIMENT, EVAL_EXPERIMENT):
-        client.create_experiment(name, artifact_location=str(tmp_path / "artifacts" / name))
+def test_the_report_carries_the_section_in_markdown_csv_and_html(tmp_path, log_run, new_store):
+    uri, client = new_store(tmp_path)
     chosen, expected = rows("GRPO", "GRPO K=1"), {}
     for row in chosen:
         for seed in (0, 1):
@@ -178,7 +167,7 @@ def test_the_report_carries_the_section_in_markdown_csv_and_html(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     printed = []
-    report = build_report(TABLE_PROFILES["tiny"], chosen, [0, 1], out, uri, expected, printed.append)
+    report = build_report(PROFILES["tiny"], chosen, [0, 1], out, uri, expected, printed.append)
     assert [line.label for line in report["staleness"]] == ["GRPO", "GRPO K=1"]
     markdown = (out / "table1.md").read_text()
     assert markdown.index("### Difference to GRPO") < markdown.index("## Staleness") < markdown.index("## The paper's")

@@ -2,7 +2,7 @@
 rollouts (rollout.staleness K >= 1, harness.training.async_rollout) do to clipping, entropy and accuracy.
 
     lines = staleness_lines(rows, histories, results, table, benchmarks)   # [] without a K >= 1 row
-    staleness_markdown(lines); staleness_html(lines); staleness_csv(lines)
+    staleness_markdown(lines); staleness_html(lines); staleness_csv(lines)   # registered as the section "staleness"
 
 Its rows: every row with rollout.staleness K >= 1 in its train_overrides, each under its K=0 row (the
 row of the table with the same loss and no overrides: GRPO for GRPO K=1 and K=4, CE-GPPO(0.5,1) for
@@ -37,6 +37,7 @@ from harness.reports.render.table import SeedResult, TableRow
 from harness.reports.stats.accuracy import Difference
 from harness.reports.table1.differences import compare
 from harness.reports.table1.rows import Row
+from harness.reports.table1.sections import BODY, ReportInputs, Section, register
 from harness.training.summary import stability_figures
 
 PERCENT_KEYS = ("clip_frac_low", "clip_frac_high", "behaviour_out_low", "behaviour_out_high")
@@ -180,3 +181,21 @@ def staleness_csv(lines: list[StalenessLine]) -> dict[str, dict[str, str]]:
             for part, value in (("pts", d.mean), ("low_pts", d.low), ("high_pts", d.high), ("p", d.p_value)):
                 columns[f"Avg_diff_k0_{part}"][line.label] = f"{value:.6g}"
     return columns
+
+
+def build(inputs: ReportInputs) -> list[StalenessLine]:
+    return staleness_lines(inputs.rows, inputs.histories, inputs.results, inputs.table, inputs.benchmarks)
+
+
+register(
+    Section(
+        "staleness",
+        30,
+        build,
+        markdown=lambda lines: {BODY: [staleness_markdown(lines), ""]},
+        html=lambda lines: {BODY: [staleness_html(lines)]},
+        csv=staleness_csv,
+        terminal=lambda lines: ["\n" + staleness_markdown(lines).replace("## ", "")],
+        applies=lambda inputs: any(row.staleness >= 1 for row in inputs.rows),  # staleness_lines is [] otherwise
+    )
+)
