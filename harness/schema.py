@@ -58,6 +58,8 @@ SYNCHRONOUS = Applies(
     "with staleness the behaviour log-probs are the engine's own, and staleness_correction=decoupled "
     "(rollout.behaviour_cap) covers the mismatch",
 )
+FSDP = Applies("run.strategy", "=", "fsdp")
+VLLM = Applies("rollout.backend", "=", "vllm")
 ASYNC_RL = "abb714f"  # the commit that added asynchronous rollouts: `since` of their keys
 
 
@@ -152,7 +154,7 @@ class RolloutConfig:
     """vllm: share of the GPU's memory its engine may take beside the trainer (colocated)."""
     kv_cache_gb: float | None = param(None, gt=0, resumable=True)
     """vllm: KV-cache size of each engine (GiB; null: from gpu_memory_utilization on a GPU, 1 on CPU)."""
-    tensor_parallel_size: int = param(1, ge=1)
+    tensor_parallel_size: int = param(1, ge=1, applies=VLLM)
     """vllm: GPUs each engine shards the model over (tensor parallelism, for models too large for one)."""
 
 
@@ -262,9 +264,11 @@ class RunConfig:
     """Data parallelism: auto (DDP with more than one rank), ddp (replicated weights), fsdp (sharded)."""
     precision: Literal["32-true", "bf16-mixed", "bf16-true", "16-mixed"] = "32-true"
     """Lightning precision (under FSDP it also sets FSDP's mixed-precision policy)."""
-    fsdp_sharding: Literal["FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "NO_SHARD"] = "FULL_SHARD"
+    fsdp_sharding: Literal["FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "NO_SHARD"] = param(
+        "FULL_SHARD", applies=FSDP
+    )
     """fsdp: what is sharded (HYBRID_SHARD: fully within a node, replicated across nodes)."""
-    activation_checkpointing: bool = False
+    activation_checkpointing: bool = param(False, applies=FSDP)
     """fsdp: recompute each decoder layer's activations in the backward pass (less memory, more compute)."""
     accelerator: Literal["cpu", "gpu", "auto"] = "cpu"
     """Lightning accelerator."""

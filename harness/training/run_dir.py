@@ -134,10 +134,14 @@ class RunDirectory:
         saved = without_added_defaults(TrainConfig, saved)
         new = without_added_defaults(TrainConfig, flatten(shown_config(config)))
         resumable = resumable_keys(TrainConfig)
+
+        def may_change(key: str) -> bool:  # a dict field (run.tags) is flattened into run.tags.<name>
+            return key == "run.output_dir" or any(key == r or key.startswith(f"{r}.") for r in resumable)
+
         changed = [
             f"{key}: {saved.get(key)!r} -> {new.get(key)!r}"
             for key in sorted(set(saved) | set(new))
-            if saved.get(key) != new.get(key) and key not in resumable and key != "run.output_dir"
+            if saved.get(key) != new.get(key) and not may_change(key)
         ]
         if changed:
             raise ConfigError(

@@ -94,14 +94,6 @@ def check_parallel_layout(config: TrainConfig) -> None:
             "run.strategy=fsdp needs rollout.backend=vllm: HF generate on sharded weights would make every rank "
             "wait for the others' generation steps"
         )
-    for key, value, default in (
-        ("activation_checkpointing", run.activation_checkpointing, False),
-        ("fsdp_sharding", run.fsdp_sharding, "FULL_SHARD"),
-    ):
-        if value != default and run.strategy != "fsdp":
-            raise ConfigError(f"run.{key}={value!r} applies to run.strategy=fsdp, not {run.strategy!r}")
-    if rollout.tensor_parallel_size > 1 and rollout.backend != "vllm":
-        raise ConfigError("rollout.tensor_parallel_size applies to rollout.backend=vllm")
 
 
 def decoder_layers(policy) -> set[type]:

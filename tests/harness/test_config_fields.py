@@ -109,3 +109,12 @@ def test_where_the_conditions_hold_the_keys_are_taken():
     assert config.algo.max_gen_batches == 3
     config = load_train_config("tiny", None, {"rollout.staleness": 2, "rollout.behaviour_cap": 3.0})
     assert (config.rollout.staleness, config.rollout.behaviour_cap) == (2, 3.0)
+
+
+def test_the_readme_lists_every_key_a_resume_may_change():
+    from pathlib import Path
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    for key in resumable_keys(TrainConfig):
+        shown = "run.eval_*" if key.startswith("run.eval_") else key
+        assert f"`{shown}`" in readme, f"README's resume paragraph does not list {shown}"

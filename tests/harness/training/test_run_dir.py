@@ -77,6 +77,17 @@ def test_resume_may_change_only_the_documented_keys(tmp_path):
         run_dir.check_resumable(same, 600)
 
 
+def test_resume_may_change_a_dict_field_key_by_key(tmp_path):
+    """run.tags is resumable; the saved config flattens it into run.tags.<name>, which counts as run.tags."""
+    run_dir = RunDirectory(tmp_path)
+    run_dir.write_config(config_for(tmp_path, **{"run.tags": {"project": "betas"}}))
+    run_dir.write_state("sqlite:///mlflow.db", "e", "abc")
+    uri = {"run.tracking_uri": config_for(tmp_path).run.tracking_uri}
+    run_dir.check_resumable(config_for(tmp_path, **uri, **{"run.tags": {"project": "other", "seed": "2"}}), 5)
+    with pytest.raises(ConfigError, match="algo.clip_low"):
+        run_dir.check_resumable(config_for(tmp_path, **uri, **{"algo.clip_low": 0.3}), 5)
+
+
 def test_a_run_saved_before_a_later_key_existed_resumes_at_its_default(tmp_path):
     import yaml
 

@@ -82,14 +82,26 @@ def test_strategies_from_the_config():
         ({"run.devices": 2, "run.num_nodes": 3}, "not divisible by the 6 data-parallel ranks (run.devices=2 x"),
         ({"rollout.prompts_per_step": 2, "run.devices": 2, "rollout.group_size": 2}, "algo.mini_batches=8 exceeds"),
         ({"run.strategy": "fsdp"}, "run.strategy=fsdp needs rollout.backend=vllm"),
-        ({"run.activation_checkpointing": True}, "run.activation_checkpointing=True applies to run.strategy=fsdp"),
-        ({"run.fsdp_sharding": "HYBRID_SHARD", "run.strategy": "ddp"}, "applies to run.strategy=fsdp, not 'ddp'"),
-        ({"rollout.tensor_parallel_size": 2}, "rollout.tensor_parallel_size applies to rollout.backend=vllm"),
     ],
 )
 def test_impossible_layouts_are_one_line_errors(overrides, message):
     with pytest.raises(ConfigError) as info:
         check_parallel_layout(load_train_config("tiny", None, overrides))
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"run.activation_checkpointing": True}, "run.activation_checkpointing=True applies to run.strategy=fsdp"),
+        ({"run.fsdp_sharding": "HYBRID_SHARD", "run.strategy": "ddp"}, "'HYBRID_SHARD' applies to run.strategy=fsdp"),
+        ({"rollout.tensor_parallel_size": 2}, "rollout.tensor_parallel_size=2 applies to rollout.backend=vllm"),
+    ],
+)
+def test_engine_options_of_another_layout_are_refused_when_the_config_is_built(overrides, message):
+    """They declare where they apply (harness.config_fields.Applies); the config refuses them in one line."""
+    with pytest.raises(ConfigError) as info:
+        load_train_config("tiny", None, overrides)
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
