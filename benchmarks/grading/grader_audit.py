@@ -37,7 +37,13 @@ MODES = ("lenient", "strict")
 GRADED_SET = "graded set"
 PROBES = "probes"
 HELD_OUT = "held-out"
-REFUSED_IN_EVERY_MODE = ("restatement", "side_by_side", "hedge", "truncation")
+PROBES_R3 = "probes r3"
+HELD_OUT_R3 = "held-out r3"
+SETS = (GRADED_SET, PROBES, HELD_OUT, PROBES_R3, HELD_OUT_R3)
+BLIND_SETS = (HELD_OUT, HELD_OUT_R3)  # written by a reader who never saw the grader
+REFUSED_IN_EVERY_MODE = (
+    "restatement", "side_by_side", "hedge", "truncation", "several_answers", "negated", "invisible", "wrong_target"
+)
 REFUSED_IN_STRICT_MODE = ("unevaluated", "approximation")
 COMMAND = "harness grader-audit"
 _PACKAGE = Path(__file__).resolve().parent
@@ -47,11 +53,13 @@ _LIBRARIES = ("math-verify", "latex2sympy2_extended", "sympy")
 def audit_cases(data_dir: str | Path | None = None) -> list[dict]:
     """Every case: {"id", "set", "family", "problem", "reference", "completion", "truncated", "lenient",
     "strict", "reason"}; MATH-500 problems are read from `data_dir` (default $HARNESS_BENCHMARK_DIR)."""
-    from benchmarks.grading.probes import load_graded_set, load_holdout, load_probes
+    from benchmarks.grading.probes import load_graded_set, load_holdout, load_holdout_r3, load_probes, load_probes_r3
 
     cases = [{**row, "set": GRADED_SET, "family": row["kind"]} for row in load_graded_set(data_dir)]
     cases += [{**row, "set": PROBES} for row in load_probes()]
     cases += [{**row, "set": HELD_OUT} for row in load_holdout()]
+    cases += [{**row, "set": PROBES_R3} for row in load_probes_r3()]
+    cases += [{**row, "set": HELD_OUT_R3} for row in load_holdout_r3()]
     fields = ("id", "set", "family", "problem", "reference", "completion", "truncated", "lenient", "strict", "reason")
     return [{name: case.get(name) for name in fields} for case in cases]
 
@@ -106,7 +114,7 @@ def run_audit(cases: list[dict]) -> dict:
         "cases": len(cases),
         "sets": {
             name: count
-            for name in (GRADED_SET, PROBES, HELD_OUT)
+            for name in SETS
             if (count := sum(1 for case in cases if case["set"] == name))
         },
         "modes": totals,
@@ -205,14 +213,16 @@ def audit_table(result: dict, *, show_disagreements: bool = False) -> str:
             f"{_plural(counts['false_positives'], 'false positive')}, "
             f"{_plural(counts['false_negatives'], 'false negative')}"
         )
-    held_out = [group for group in result["families"] if group["set"] == HELD_OUT]
-    if held_out:
-        n = sum(group["n"] for group in held_out)
-        shares = [sum(group[mode]["agreement"] * group["n"] for group in held_out) / n for mode in MODES]
-        lines.append(
-            f"held-out ({n} cases written blind to the grader): "
-            + " / ".join(f"{mode} {100 * share:.1f}%" for mode, share in zip(MODES, shares))
-        )
+    for name in SETS[1:]:
+        groups = [group for group in result["families"] if group["set"] == name]
+        if groups:
+            n = sum(group["n"] for group in groups)
+            shares = [sum(group[mode]["agreement"] * group["n"] for group in groups) / n for mode in MODES]
+            blind = " written blind to the grader" if name in BLIND_SETS else ""
+            lines.append(
+                f"{name} ({n} cases{blind}): "
+                + " / ".join(f"{mode} {100 * share:.1f}%" for mode, share in zip(MODES, shares))
+            )
     credited = result["non_answers_credited_ids"]
     lines.append(f"non-answers credited: {len(credited)}" + (f" ({', '.join(credited)})" if credited else ""))
     if show_disagreements:
