@@ -46,7 +46,8 @@ have no nested quantifiers; an answer text is at most ANSWER_TEXT_CHARS long.
 
 import re
 
-from benchmarks.grading.math_hidden import retracted, visible
+from benchmarks.grading.math_commit import commitment, final_statement
+from benchmarks.grading.math_hidden import manipulates, retracted, visible
 
 FALLBACKS = ("statement", "boxed")
 MAX_BOXES = 8  # boxes joined into one answer at most
@@ -98,15 +99,16 @@ class Extracted(str):
     rule: str
     spans: tuple[str, ...]
     end: int  # where the answer's text ends in the completion read (the last box's closing brace)
+    others: tuple[str, ...]  # the other answers the completion commits to (`benchmarks.grading.math_commit`)
 
     def __reduce__(self):
-        return make_extracted, (str(self), self.rule, self.spans, self.end)
+        return make_extracted, (str(self), self.rule, self.spans, self.end, self.others)
 
 
-def make_extracted(answer: str, rule: str, spans: tuple[str, ...], end: int = -1) -> Extracted:
+def make_extracted(answer: str, rule: str, spans: tuple[str, ...], end: int = -1, others: tuple = ()) -> Extracted:
     """An `Extracted` (built without a Python-level ``__new__``: this runs on every grading call)."""
     found = _new_str(Extracted, answer)
-    found.rule, found.spans, found.end = rule, spans, end
+    found.rule, found.spans, found.end, found.others = rule, spans, end, others
     return found
 
 
@@ -151,21 +153,24 @@ def last_box(text: str) -> Box | None:
 
 
 def _boxed(text: str, original: str | None = None) -> Extracted | None:
-    """Rule 1: the last box, with the boxes of the same answer right before it. `text` is what a
-    reader sees (`visible`); the answer and its spans are read off `original` (same positions)."""
+    """Rule 1: the last box, with the boxes of the same answer right before it, if the completion
+    commits to it (`benchmarks.grading.math_commit`). `text` is what a reader sees (`visible`); the
+    answer and its spans are read off `original` (same positions)."""
     last = last_box(text)
     if last is None:
         return None
     # Most completions have one box: when no closing brace ends a separator gap right before it,
     # there is no other (the hot path of every grading call, so checked here first).
     brace = text.rfind("}", max(0, last[0] - GAP_CHARS - 1), last[0])
+    single = brace < 0 or not _BOX_SEPARATOR.fullmatch(text, brace + 1, last[0])
+    committed = commitment(text, [last] if single else _boxed_group(text, last), _scan)
+    if committed is None:
+        return None
+    found, others = committed
     source = text if original is None else original
-    if brace < 0 or not _BOX_SEPARATOR.fullmatch(text, brace + 1, last[0]):
-        return make_extracted(source[last[1] : last[2]].strip(), "boxed", (source[last[0] : last[3]],), last[3])
-    found = _boxed_group(text, last)
     contents = [source[box[1] : box[2]].strip() for box in found]
     answer = ", ".join(content for content in contents if content)
-    return make_extracted(answer, "boxed", tuple(source[box[0] : box[3]] for box in found), last[3])
+    return make_extracted(answer, "boxed", tuple(source[box[0] : box[3]] for box in found), found[-1][3], others)
 
 
 def _boxed_group(text: str, last: Box) -> list[Box]:
@@ -283,10 +288,15 @@ def extract(text: str, fallback: str = "statement", truncated: bool = False) -> 
     """The answer of a completion by the rules above, or None when it gives none."""
     if fallback not in FALLBACKS:
         raise ValueError(f"unknown answer fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
+    if manipulates(text):
+        return None  # macros redefine what is shown, or the text talks to the grader: no answer
     seen = visible(text)  # hidden boxes and comments blanked, positions kept
-    found = _boxed(seen, text)
-    if found is not None:
-        return None if retracted(text[found.end :]) else found
+    if last_box(seen) is not None:
+        found = _boxed(seen, text)
+        return None if found is None or retracted(text[found.end :]) else found
     if fallback == "boxed" or truncated:
         return None
-    return _statement(seen) or _whole(seen) or _conclusion(seen)
+    found = _statement(seen) or _whole(seen) or _conclusion(seen)
+    if found is None and (final := final_statement(seen)) is not None:
+        found = make_extracted(final, "conclusion", (seen[-300:].strip(),))
+    return found

@@ -11,7 +11,18 @@ position stays where it was and the answer's spans can be read off the original 
 - ``\\phantom{...}``, ``\\hphantom{...}``, ``\\vphantom{...}`` (typeset as blank space);
 - ``\\iffalse ... \\fi`` (never typeset);
 - Markdown code: fenced blocks (three backticks) and inline code (one backtick);
-- HTML comments ``<!-- ... -->``.
+- HTML comments ``<!-- ... -->``;
+- Markdown comments and footnotes: a line that defines a link label or a footnote (``[//]: # (...)``,
+  ``[^1]: ...``): a link definition is never shown, a footnote only far from the answer;
+- the ``comment`` and ``verbatim`` environments and ``\\verb|...|`` (verbatim shows the source, not a box);
+- HTML elements with ``display:none``, ``visibility:hidden``, ``hidden``, a white colour, and
+  ``<details>`` (folded away unless a reader opens it);
+- white text: ``\\color{white}`` to the end of its group, ``\\textcolor{white}{...}``.
+
+`manipulates(text)` tells whether a completion defines or redefines macros (``\\def``,
+``\\newcommand``, ``\\renewcommand{\\boxed}``, ``\\let``, ...: what is displayed is then not what is
+written) or addresses the grader ("note to the grader", "mark this as correct"); such a completion
+gives no answer at all.
 
 `retracted(tail)` tells whether the text after an answer takes it back ("wait, that is wrong",
 "that's incorrect", "no, that's not right", "scratch that", "let me redo") without giving a new one:
@@ -31,6 +42,24 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _IFFALSE = re.compile(r"\\iffalse\b.*?(?:\\fi\b|\Z)", re.DOTALL)
 _PHANTOM = re.compile(r"\\[hv]?phantom\s*\{")
+_LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]{1,80}\]:[^\n]*", re.MULTILINE)  # [//]: # (...), [^1]: ...
+_ENVIRONMENT = re.compile(r"\\begin\{(comment|verbatim\*?)\}.*?(?:\\end\{\1\}|\Z)", re.DOTALL)
+_VERB = re.compile(r"\\verb\*?([^\sA-Za-z*])[^\n]*?(?:\1|$)", re.MULTILINE)
+_WHITE = r"(?:white|\#?fff(?:fff)?\b)"
+_HIDDEN_STYLE = r"display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|(?<![-\w])color\s*:\s*" + _WHITE
+_HIDDEN_ELEMENT = re.compile(
+    r"<(\w+)\b[^>]*?(?:" + _HIDDEN_STYLE + r")[^>]*>.*?(?:</\1\s*>|\Z)|<details\b.*?(?:</details\s*>|\Z)",
+    re.DOTALL | re.IGNORECASE,
+)
+_WHITE_TEXT = re.compile(r"\\color\s*\{\s*" + _WHITE + r"\s*\}|\\textcolor\s*\{\s*" + _WHITE + r"\s*\}\s*\{", re.I)
+_MANIPULATION = re.compile(
+    r"\\(?:[gex]?def|let|(?:re)?newcommand|providecommand|DeclareRobustCommand|DeclareMathOperator|catcode)(?![A-Za-z])"
+    r"|\b(?:(?:auto-?)?grader|grading (?:script|system|model)|reward model|evaluator)\b"
+    r"|\bmark (?:this|it|my answer|the answer) (?:as )?(?:correct|right)\b"
+    r"|\bignore (?:the |all )?(?:previous|above|earlier|other) (?:instructions|boxes|answers?)\b",
+    re.IGNORECASE,
+)
+_MARKERS = ("%", "`", "phantom", "<!--", "iffalse", "]:", "\\begin", "\\verb", "</", "<details", "color")
 _RETRACTION = re.compile(
     r"\b(?:wait|hold on|oops|scratch that|that(?:'s| is| was) (?:wrong|not right|incorrect|a mistake)"
     r"|(?:this|that|it|my (?:answer|result)|the (?:answer|result|above)) (?:is|was) (?:wrong|incorrect|not right)"
@@ -43,10 +72,11 @@ _CONFIRMATION = re.compile(
 )
 
 
-def _phantom_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each phantom with its balanced braces; an unclosed one runs to the end."""
+def _group_spans(text: str, opener: re.Pattern) -> list[tuple[int, int]]:
+    """(start, end) from each match of `opener` to the brace that closes the group it opened (or the
+    group it stands in, for ``\\color``, which ends with it); an unclosed one runs to the end."""
     spans, position = [], 0
-    while (found := _PHANTOM.search(text, position)) is not None:
+    while (found := opener.search(text, position)) is not None:
         depth, index = 1, found.end()
         while index < len(text) and depth:
             depth += {"{": 1, "}": -1}.get(text[index], 0)
@@ -56,17 +86,24 @@ def _phantom_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+def manipulates(text: str) -> bool:
+    """Whether `text` defines macros or addresses the grader (module docstring): no answer then."""
+    return _MANIPULATION.search(text) is not None
+
+
 def visible(text: str) -> str:
     """`text` with what a reader does not see blanked by spaces (same length, same positions)."""
-    if "%" not in text and "`" not in text and "phantom" not in text and "<!--" not in text and "iffalse" not in text:
-        return text  # the common case, five C-level scans
+    if not any(marker in text for marker in _MARKERS):
+        return text  # the common case, a few C-level scans
     chars = list(text)  # blanked in place: each span costs its own length, whatever their number
-    for pattern in (_FENCE, _HTML_COMMENT, _IFFALSE, _INLINE_CODE, _COMMENT):
+    patterns = (_FENCE, _HTML_COMMENT, _ENVIRONMENT, _VERB, _HIDDEN_ELEMENT, _IFFALSE, _INLINE_CODE, _COMMENT)
+    for pattern in (*patterns, _LINK_DEFINITION):
         current = "".join(chars)
         for found in pattern.finditer(current):
             chars[found.start() : found.end()] = " " * (found.end() - found.start())
-    for start, end in _phantom_spans("".join(chars)):
-        chars[start:end] = " " * (end - start)
+    for opener in (_PHANTOM, _WHITE_TEXT):
+        for start, end in _group_spans("".join(chars), opener):
+            chars[start:end] = " " * (end - start)
     return "".join(chars)
 
 

@@ -1,0 +1,139 @@
+"""What a completion commits to: every answer of its final part, with negated and first-guess boxes set aside.
+
+    commitment(seen, boxes, [last])     # (answer boxes, other committed answers) or None: no answer
+    final_statement("... So it has 12 edges in total.")     # "12": an unboxed final statement
+    final_statement("... so 9")                              # None: no full stop, the sentence may go on
+
+A reader credits the one answer a completion commits to, not its last box. `commitment` reads the
+*final part* (the paragraph holding the answer's box, with the paragraph before it when the box
+stands alone on its line, to the end of the text) and collects:
+- every other closed box there; a box inside another box means no answer (``\\boxed{13 \\boxed{12}}``);
+- every answer statement there: "the (final | correct) answer / count / total / result / value is X",
+  "Final answer: X", a bold ``**X**`` on a line of its own.
+A box is *negated* when the clause before it (back to the last ``,``, ``;``, ``.``, ``:`` or new line)
+says so ("not", "isn't", "cannot be", "rule out", ``\\neq``, "impossible") or "is impossible / wrong"
+follows it, and *a first guess* when that clause says "first guessed", "initially", "at first".
+Neither is committed to: a negated or first-guess answer box hands its place to the last committed
+box of the final part, and with none left the completion has no answer. "either" before the answer
+box in its sentence is no commitment either. The other committed answers are returned as text; the
+grader credits only when each of them equals the answer in value (`benchmarks.grading.math_check`),
+so ``\\boxed{12}`` followed by "The final answer is 13." is refused, and by "The final answer is 12."
+credited. Everything here is linear in the final part, which is at most FINAL_CHARS long.
+"""
+
+import re
+
+FINAL_CHARS = 1_500  # the longest final part read before the answer's first box
+ALONE_CHARS = 20  # a paragraph with fewer characters than this besides its box is the box alone
+MAX_FINAL_BOXES = 12  # more boxes than this in the final part commit to none of them
+CLAUSE_CHARS = 120  # the longest clause before a box read for a negation
+
+Box = tuple[int, int, int, int]  # as benchmarks.grading.math_answer's: start, content start, content end, end
+
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_CLAUSE_END = re.compile(r"[,;.:!?\n]\s|\n|\$\$")
+_NEGATION = re.compile(
+    r"\b(?:not|cannot|never|no longer|impossible|excluded?|rule[sd]? out|ruling out)\b|n't\b|\\neq?(?![A-Za-z])|\u2260",
+    re.IGNORECASE,
+)
+_FIRST_GUESS = re.compile(
+    r"\b(?:first (?:guess(?:ed)?|thought|got|wrote|answer)|initially|at first|originally|guessed)\b", re.IGNORECASE
+)
+_NEGATED_AFTER = re.compile(
+    r"\s*\$?\s*(?:is|was|would be)\s+(?:impossible|wrong|incorrect|not\b|ruled out|excluded)", re.IGNORECASE
+)
+_EITHER = re.compile(r"\beither\b", re.IGNORECASE)
+_VALUE = r"(\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\)|[-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)"
+_STATEMENT = re.compile(
+    r"\b(?:(?:final|correct|right|true)\s+)?(?:answer|count|total|result|value)\s*(?:is|=|:)\s*(?:\*\*\s*)?" + _VALUE
+    + r"|^[ \t]*\*\*\s*" + _VALUE + r"\s*\*\*[ \t.]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}])")
+_DOUBTFUL = re.compile(r"\b(?:not|if|maybe|probably|perhaps|or|either|about|approximately)\b|\?", re.IGNORECASE)
+_SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
+
+
+def _final_start(seen: str, first: int) -> int:
+    """Where the final part begins: the paragraph of the box at `first`, or the one before it too."""
+    floor = max(0, first - FINAL_CHARS)
+    breaks = [found.end() for found in _PARAGRAPH.finditer(seen, floor, first)]
+    start = breaks[-1] if breaks else floor
+    alone = len(seen[start:first].replace("$", "").replace("\\[", "").strip()) < ALONE_CHARS
+    return (breaks[-2] if len(breaks) > 1 else floor) if alone and breaks else start
+
+
+def _clause_before(seen: str, start: int, position: int) -> str:
+    """The clause that ends where a box begins (module docstring)."""
+    window = seen[max(start, position - CLAUSE_CHARS) : position]
+    ends = [found.end() for found in _CLAUSE_END.finditer(window)]
+    return window[ends[-1] :] if ends else window
+
+
+def _set_aside(seen: str, start: int, box: Box) -> bool:
+    """A box that is negated or only a first guess (module docstring)."""
+    clause = _clause_before(seen, start, box[0])
+    if _NEGATION.search(clause) or _FIRST_GUESS.search(clause):
+        return True
+    return _NEGATED_AFTER.match(seen, box[3]) is not None
+
+
+def _content(seen: str, box: Box) -> str:
+    return seen[box[1] : box[2]].strip()
+
+
+def _same_text(a: str, b: str) -> bool:
+    """Equal up to spaces, math delimiters, a closing full stop and ``\\dfrac`` (a cheap first check)."""
+
+    def bare(text: str) -> str:
+        text = text.replace("\\dfrac", "\\frac").replace("\\(", "").replace("\\)", "").replace("\u2212", "-")
+        return "".join(text.replace("$", "").split()).rstrip(".")
+
+    return bare(a) == bare(b)
+
+
+def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str, ...]] | None:
+    """The boxes of the committed answer and the other answers the final part commits to (text, each
+    unlike the answer's); None when the completion commits to no answer. `seen`: what a reader sees;
+    `group`: the last box with the boxes of the same answer before it; `scan(text)`: every closed box
+    of `text` (`benchmarks.grading.math_answer`'s linear scan)."""
+    start = _final_start(seen, group[0][0])
+    final = sorted(tuple(position + start for position in box) for box in scan(seen[start:]))
+    if len(final) > MAX_FINAL_BOXES:
+        return None  # a list of candidates, not an answer
+    for outer in final:
+        if any(outer[1] <= inner[0] and inner[3] <= outer[2] for inner in final if inner is not outer):
+            return None  # a box inside a box: which one is the answer?
+    if _set_aside(seen, start, group[0]):
+        kept = [box for box in final if box not in group and box[3] <= group[0][0] and not _set_aside(seen, start, box)]
+        if not kept:
+            return None
+        group = [kept[-1]]
+    sentence = _SENTENCE_START.split(seen[max(start, group[0][0] - CLAUSE_CHARS) : group[0][0]])[-1]
+    if _EITHER.search(sentence):
+        return None
+    answer = ", ".join(_content(seen, box) for box in group)
+    others = [_content(seen, box) for box in final if box not in group and not _set_aside(seen, start, box)]
+    for found in _STATEMENT.finditer(seen, start):
+        value = found.group(1) or found.group(2)
+        if "\\boxed" not in value and "\\fbox" not in value:
+            others.append(value.strip().strip("$").strip())
+    return group, tuple(dict.fromkeys(other for other in others if other and not _same_text(other, answer)))
+
+
+def final_statement(seen: str) -> str | None:
+    """The answer of an unboxed final statement: a last line that is a bold value (``**12**``), or a
+    last sentence, closed by its full stop, that concludes ("so", "therefore", "in total") and names
+    exactly one number without a doubt ("not", "if", "or", "about"); None otherwise."""
+    tail = seen[-300:].rstrip()
+    bold = re.search(r"(?:^|\n)[ \t]*\*\*\s*\$?([-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)\$?\s*\*\*\.?\Z", tail)
+    if bold is not None:
+        return bold.group(1)
+    if not tail.endswith(".") or tail.endswith(".."):
+        return None
+    sentence = _SENTENCE_START.split(tail[:-1])[-1]
+    if "$" in sentence or not _CONCLUDING.search(sentence) or _DOUBTFUL.search(sentence):
+        return None
+    numbers = _NUMBER.findall(sentence)
+    return numbers[0] if len(numbers) == 1 else None
