@@ -63,6 +63,7 @@ import time
 from typing import NamedTuple
 
 from benchmarks.grading.math_answer import FALLBACKS, Extracted, extract, last_box
+from benchmarks.grading.math_asked import asked_refusal, form_refusal
 from benchmarks.grading.math_form import PROBLEM_CHARS, base_verdict, last_side, restates
 from benchmarks.grading.math_nonanswer import (
     contains_expression,
@@ -226,7 +227,7 @@ def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> Ver
         return _refused(answer)
     if problem and _restated(text, reference, problem):
         return _refused(answer, "restates the problem")
-    reason = strict_refusal(text, reference, problem)
+    reason = strict_refusal(text, reference, problem) or form_refusal(text, problem)
     return Verdict(True, reason is None, answer, reason)
 
 
@@ -260,7 +261,7 @@ def _non_answer(text: str, reference: str, problem: str | None) -> str | None:
     """Why `text` is no answer in any mode (`benchmarks.grading.math_nonanswer`), else None."""
     if side_by_side(text, reference):
         return "numbers side by side"
-    reason = hedge(text, reference)
+    reason = hedge(text, reference) or asked_refusal(text, reference, problem)
     if reason is not None:
         return reason
     sides = numeric_sides(text)
