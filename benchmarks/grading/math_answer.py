@@ -152,13 +152,16 @@ def last_box(text: str) -> Box | None:
     return max(_scan(text), default=None)  # tuples compare by their start first
 
 
+_NO_BOX = make_extracted("", "none", ())  # what `_boxed` returns for a text without a closed box
+
+
 def _boxed(text: str, original: str | None = None) -> Extracted | None:
     """Rule 1: the last box, with the boxes of the same answer right before it, if the completion
     commits to it (`benchmarks.grading.math_commit`). `text` is what a reader sees (`visible`); the
     answer and its spans are read off `original` (same positions)."""
     last = last_box(text)
     if last is None:
-        return None
+        return _NO_BOX
     # Most completions have one box: when no closing brace ends a separator gap right before it,
     # there is no other (the hot path of every grading call, so checked here first).
     brace = text.rfind("}", max(0, last[0] - GAP_CHARS - 1), last[0])
@@ -291,8 +294,8 @@ def extract(text: str, fallback: str = "statement", truncated: bool = False) -> 
     if manipulates(text):
         return None  # macros redefine what is shown, or the text talks to the grader: no answer
     seen = visible(text)  # hidden boxes and comments blanked, positions kept
-    if last_box(seen) is not None:
-        found = _boxed(seen, text)
+    found = _boxed(seen, text)
+    if found is not _NO_BOX:
         return None if found is None or retracted(text[found.end :]) else found
     if fallback == "boxed" or truncated:
         return None

@@ -20,8 +20,9 @@
   where a percent is asked, a percent of another number (``1200\\%`` for 12 percent);
 - a set (``\\{2, 3\\}``) where the reference is an ordered pair or an interval;
 - the question's own sum, product, integral or limit (``\\sum``, ...) where the reference has none.
-`form_refusal` (strict mode) refuses an equation not in the form asked: "slope-intercept form" or
-"the form $y = mx + b$" wants ``y`` alone on the left and no ``y`` on the right.
+`form_refusal` (strict mode) refuses an answer not in the form asked: "slope-intercept form" or
+"the form $y = mx + b$" wants ``y`` alone on the left and no ``y`` on the right; "ordered pair"
+wants a parenthesised tuple, not ``x = 2, y = 3``.
 All regexes are linear and run on short answers and the problem's head.
 """
 
@@ -66,6 +67,8 @@ _PAIR_OR_INTERVAL = re.compile(r"\s*(?:\\left)?[(\[]")
 _OPERATION = re.compile(r"\\(?:sum|prod|int|iint|oint|lim)(?![A-Za-z])")
 _SLOPE_INTERCEPT = re.compile(r"slope-intercept|form\s+\$\s*y\s*=\s*m\s*x\s*\+\s*b\s*\$", re.IGNORECASE)
 _SOLVED_FOR_Y = re.compile(r"\s*y\s*=[^=y]*")
+_ASKS_PAIR = re.compile(r"ordered (?:pair|triple)", re.IGNORECASE)
+_TUPLE = re.compile(r"\s*(?:\\left)?\(.*(?:\\right)?\)\s*", re.DOTALL)
 
 
 def _unit(text: str) -> str | None:
@@ -126,4 +129,6 @@ def form_refusal(answer: str, problem: str | None) -> str | None:
     """Why `answer` is not in the equation form the problem asks for (strict mode), else None."""
     if problem and _SLOPE_INTERCEPT.search(problem) and not _SOLVED_FOR_Y.fullmatch(answer):
         return "not in the form asked"
+    if problem and _ASKS_PAIR.search(problem) and not _TUPLE.fullmatch(answer):
+        return "not the ordered pair asked"
     return None

@@ -23,15 +23,14 @@ credited. Everything here is linear in the final part, which is at most FINAL_CH
 
 import re
 
-FINAL_CHARS = 1_500  # the longest final part read before the answer's first box
+FINAL_CHARS = 600  # the longest final part read before the answer's first box
 ALONE_CHARS = 20  # a paragraph with fewer characters than this besides its box is the box alone
 MAX_FINAL_BOXES = 12  # more boxes than this in the final part commit to none of them
 CLAUSE_CHARS = 120  # the longest clause before a box read for a negation
 
 Box = tuple[int, int, int, int]  # as benchmarks.grading.math_answer's: start, content start, content end, end
 
-_PARAGRAPH = re.compile(r"\n[ \t]*\n")
-_CLAUSE_END = re.compile(r"[,;.:!?\n]\s|\n|\$\$")
+_LAST_CLAUSE_END = re.compile(r"(?s:.*)(?:[,;.:!?](?=\s)|\n|\$\$)")  # greedy: the last one
 _NEGATION = re.compile(
     r"\b(?:not|cannot|never|no longer|impossible|excluded?|rule[sd]? out|ruling out)\b|n't\b|\\neq?(?![A-Za-z])|\u2260",
     re.IGNORECASE,
@@ -44,11 +43,12 @@ _NEGATED_AFTER = re.compile(
 )
 _EITHER = re.compile(r"\beither\b", re.IGNORECASE)
 _VALUE = r"(\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\)|[-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)"
-_STATEMENT = re.compile(
-    r"\b(?:(?:final|correct|right|true)\s+)?(?:answer|count|total|result|value)\s*(?:is|=|:)\s*(?:\*\*\s*)?" + _VALUE
-    + r"|^[ \t]*\*\*\s*" + _VALUE + r"\s*\*\*[ \t.]*$",
-    re.IGNORECASE | re.MULTILINE,
-)
+_NOUNS = ("answer", "count", "total", "result", "value")  # "the (final | correct) answer is X"
+_STATEMENT_AT = re.compile(r"(?:answer|count|total|result|value)\b\**\s*(?:is|=|:)\s*(?:\*\*\s*)?" + _VALUE, re.I)
+_BOLD_LINE = re.compile(r"^[ \t]*\*\*\s*" + _VALUE + r"\s*\*\*[ \t.]*$", re.MULTILINE)
+_SET_ASIDE_HINTS = ("not", "n't", "never", "no longer", "impossible", "exclud", "rul", "\\ne", "\u2260", "first")
+_SET_ASIDE_HINTS += ("initially", "originally", "guess")
+_STATEMENT_CHARS = "0123456789$*\u2212"  # a statement's value or a bold line has one of them
 _CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}])")
 _DOUBTFUL = re.compile(r"\b(?:not|if|maybe|probably|perhaps|or|either|about|approximately)\b|\?", re.IGNORECASE)
@@ -56,27 +56,49 @@ _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
 
 
 def _final_start(seen: str, first: int) -> int:
-    """Where the final part begins: the paragraph of the box at `first`, or the one before it too."""
+    """Where the final part begins: the paragraph of the box at `first`, or the one before it too
+    when the box stands alone (paragraphs end at a blank line)."""
     floor = max(0, first - FINAL_CHARS)
-    breaks = [found.end() for found in _PARAGRAPH.finditer(seen, floor, first)]
-    start = breaks[-1] if breaks else floor
-    alone = len(seen[start:first].replace("$", "").replace("\\[", "").strip()) < ALONE_CHARS
-    return (breaks[-2] if len(breaks) > 1 else floor) if alone and breaks else start
+    last = seen.rfind("\n\n", floor, first)
+    if last < 0:
+        return floor
+    if len(seen[last:first].replace("$", "").replace("\\[", "").strip()) >= ALONE_CHARS:
+        return last + 2
+    before = seen.rfind("\n\n", floor, last)
+    return floor if before < 0 else before + 2
 
 
 def _clause_before(seen: str, start: int, position: int) -> str:
     """The clause that ends where a box begins (module docstring)."""
     window = seen[max(start, position - CLAUSE_CHARS) : position]
-    ends = [found.end() for found in _CLAUSE_END.finditer(window)]
-    return window[ends[-1] :] if ends else window
+    last_end = _LAST_CLAUSE_END.match(window)
+    return window if last_end is None else window[last_end.end() :]
 
 
-def _set_aside(seen: str, start: int, box: Box) -> bool:
-    """A box that is negated or only a first guess (module docstring)."""
+def _set_aside(seen: str, start: int, box: Box, end: int | None = None) -> bool:
+    """A box (or the boxes of one answer, from `box` to `end`) that is negated or only a first guess."""
     clause = _clause_before(seen, start, box[0])
-    if _NEGATION.search(clause) or _FIRST_GUESS.search(clause):
-        return True
-    return _NEGATED_AFTER.match(seen, box[3]) is not None
+    lowered = clause.lower()
+    if any(hint in lowered for hint in _SET_ASIDE_HINTS):  # the regexes only where a hint is
+        if _NEGATION.search(clause) or _FIRST_GUESS.search(clause):
+            return True
+    return _NEGATED_AFTER.match(seen, box[3] if end is None else end) is not None
+
+
+def _statements(final: str, lowered: str) -> list[str]:
+    """The values of the answer statements and bold final values of the final part (module docstring);
+    `lowered`: `final` in lower case, at the same positions."""
+    values = []
+    for noun in _NOUNS:
+        position = lowered.find(noun)
+        while position >= 0:
+            found = _STATEMENT_AT.match(final, position)
+            if found is not None:
+                values.append((position, found.group(1)))
+            position = lowered.find(noun, position + 1)
+    if "**" in final:
+        values += [(found.start(), found.group(1)) for found in _BOLD_LINE.finditer(final)]
+    return [value for _, value in sorted(values)]
 
 
 def _content(seen: str, box: Box) -> str:
@@ -98,25 +120,40 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
     unlike the answer's); None when the completion commits to no answer. `seen`: what a reader sees;
     `group`: the last box with the boxes of the same answer before it; `scan(text)`: every closed box
     of `text` (`benchmarks.grading.math_answer`'s linear scan)."""
-    start = _final_start(seen, group[0][0])
-    final = sorted(tuple(position + start for position in box) for box in scan(seen[start:]))
+    first, end = group[0][0], group[-1][3]
+    start = _final_start(seen, first)
+    before, after = seen[start:first], seen[end:]
+    single = "\\boxed" not in before and "\\fbox" not in before
+    clause = _clause_before(seen, start, first).lower()
+    if (
+        single
+        and not any(hint in clause for hint in _SET_ASIDE_HINTS)
+        and "either" not in seen[max(start, first - CLAUSE_CHARS) : first].lower()
+        and _NEGATED_AFTER.match(seen, end) is None
+        and not any(char in before or char in after for char in _STATEMENT_CHARS)
+    ):
+        return group, ()  # the common case: one answer, nothing that negates or contradicts it
+    tail = seen[start:]
+    lowered = tail.lower()
+    if len(lowered) != len(tail):  # a character whose lower case is longer: read the text as written
+        lowered = tail
+    final = group if single else sorted(tuple(position + start for position in box) for box in scan(tail))
     if len(final) > MAX_FINAL_BOXES:
         return None  # a list of candidates, not an answer
     for outer in final:
         if any(outer[1] <= inner[0] and inner[3] <= outer[2] for inner in final if inner is not outer):
             return None  # a box inside a box: which one is the answer?
-    if _set_aside(seen, start, group[0]):
-        kept = [box for box in final if box not in group and box[3] <= group[0][0] and not _set_aside(seen, start, box)]
+    if _set_aside(seen, start, group[0], group[-1][3]):
+        kept = [box for box in final if box not in group and box[3] <= first and not _set_aside(seen, start, box)]
         if not kept:
             return None
         group = [kept[-1]]
-    sentence = _SENTENCE_START.split(seen[max(start, group[0][0] - CLAUSE_CHARS) : group[0][0]])[-1]
-    if _EITHER.search(sentence):
+    before = seen[max(start, group[0][0] - CLAUSE_CHARS) : group[0][0]]
+    if "either" in before.lower() and _EITHER.search(_SENTENCE_START.split(before)[-1]):
         return None
     answer = ", ".join(_content(seen, box) for box in group)
     others = [_content(seen, box) for box in final if box not in group and not _set_aside(seen, start, box)]
-    for found in _STATEMENT.finditer(seen, start):
-        value = found.group(1) or found.group(2)
+    for value in _statements(tail, lowered):
         if "\\boxed" not in value and "\\fbox" not in value:
             others.append(value.strip().strip("$").strip())
     return group, tuple(dict.fromkeys(other for other in others if other and not _same_text(other, answer)))

@@ -14,15 +14,16 @@ position stays where it was and the answer's spans can be read off the original 
 - HTML comments ``<!-- ... -->``;
 - Markdown comments and footnotes: a line that defines a link label or a footnote (``[//]: # (...)``,
   ``[^1]: ...``): a link definition is never shown, a footnote only far from the answer;
-- the ``comment`` and ``verbatim`` environments and ``\\verb|...|`` (verbatim shows the source, not a box);
-- HTML elements with ``display:none``, ``visibility:hidden``, ``hidden``, a white colour, and
+- the ``comment``, ``verbatim``, ``lstlisting`` and ``minted`` environments and ``\\verb|...|`` (verbatim shows the source, not a box);
+- HTML elements with ``display:none``, ``visibility:hidden``, ``hidden``, ``opacity:0``, ``font-size:0``,
+  a white colour, and
   ``<details>`` (folded away unless a reader opens it);
 - white text: ``\\color{white}`` to the end of its group, ``\\textcolor{white}{...}``.
 
 `manipulates(text)` tells whether a completion defines or redefines macros (``\\def``,
 ``\\newcommand``, ``\\renewcommand{\\boxed}``, ``\\let``, ...: what is displayed is then not what is
-written) or addresses the grader ("note to the grader", "mark this as correct"); such a completion
-gives no answer at all.
+written) or, near its end (ADDRESS_CHARS), addresses the grader ("note to the grader", "mark this
+as correct", "ignore the previous instructions"); such a completion gives no answer at all.
 
 `retracted(tail)` tells whether the text after an answer takes it back ("wait, that is wrong",
 "that's incorrect", "no, that's not right", "scratch that", "let me redo") without giving a new one:
@@ -43,23 +44,34 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _IFFALSE = re.compile(r"\\iffalse\b.*?(?:\\fi\b|\Z)", re.DOTALL)
 _PHANTOM = re.compile(r"\\[hv]?phantom\s*\{")
 _LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]{1,80}\]:[^\n]*", re.MULTILINE)  # [//]: # (...), [^1]: ...
-_ENVIRONMENT = re.compile(r"\\begin\{(comment|verbatim\*?)\}.*?(?:\\end\{\1\}|\Z)", re.DOTALL)
+_ENVIRONMENT = re.compile(r"\\begin\{(comment|verbatim\*?|lstlisting|minted)\}.*?(?:\\end\{\1\}|\Z)", re.DOTALL)
 _VERB = re.compile(r"\\verb\*?([^\sA-Za-z*])[^\n]*?(?:\1|$)", re.MULTILINE)
 _WHITE = r"(?:white|\#?fff(?:fff)?\b)"
-_HIDDEN_STYLE = r"display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|(?<![-\w])color\s*:\s*" + _WHITE
+_HIDDEN_STYLE = (
+    r"display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|opacity\s*:\s*0(?:\.0*)?(?![.\d])"
+    r"|font-size\s*:\s*0(?![.\d])|(?<![-\w])color\s*:\s*" + _WHITE
+)
 _HIDDEN_ELEMENT = re.compile(
     r"<(\w+)\b[^>]*?(?:" + _HIDDEN_STYLE + r")[^>]*>.*?(?:</\1\s*>|\Z)|<details\b.*?(?:</details\s*>|\Z)",
     re.DOTALL | re.IGNORECASE,
 )
 _WHITE_TEXT = re.compile(r"\\color\s*\{\s*" + _WHITE + r"\s*\}|\\textcolor\s*\{\s*" + _WHITE + r"\s*\}\s*\{", re.I)
-_MANIPULATION = re.compile(
+_MACRO = re.compile(
     r"\\(?:[gex]?def|let|(?:re)?newcommand|providecommand|DeclareRobustCommand|DeclareMathOperator|catcode)(?![A-Za-z])"
-    r"|\b(?:(?:auto-?)?grader|grading (?:script|system|model)|reward model|evaluator)\b"
-    r"|\bmark (?:this|it|my answer|the answer) (?:as )?(?:correct|right)\b"
-    r"|\bignore (?:the |all )?(?:previous|above|earlier|other) (?:instructions|boxes|answers?)\b",
-    re.IGNORECASE,
 )
-_MARKERS = ("%", "`", "phantom", "<!--", "iffalse", "]:", "\\begin", "\\verb", "</", "<details", "color")
+# Gates of the common case, each a C-level scan: LaTeX that hides or defines (its literal backslash
+# prefix makes the search fast), and single characters that start the other hiding markup.
+_LATEX_HINT = re.compile(
+    r"\\(?:[hv]?phantom|iffalse|begin|verb|color|textcolor|[gex]?def|let|(?:re)?newcommand|providecommand"
+    r"|Declare|catcode)(?![A-Za-z])"
+)
+_ADDRESS_HINTS = ("grad", "evaluat", "reward", "mark", "ignore")
+_ADDRESS = re.compile(  # on lowered text
+    r"(?:(?:auto-?)?grader|grading (?:script|system|model)|reward model|evaluator)\b"
+    r"|\bmark (?:this|it|my answer|the answer) (?:as )?(?:correct|right)\b"
+    r"|\bignore (?:the |all )?(?:previous|above|earlier|other) (?:instructions|boxes|answers?)\b"
+)
+ADDRESS_CHARS = 300  # the tail searched for text addressed to the grader
 _RETRACTION = re.compile(
     r"\b(?:wait|hold on|oops|scratch that|that(?:'s| is| was) (?:wrong|not right|incorrect|a mistake)"
     r"|(?:this|that|it|my (?:answer|result)|the (?:answer|result|above)) (?:is|was) (?:wrong|incorrect|not right)"
@@ -87,14 +99,25 @@ def _group_spans(text: str, opener: re.Pattern) -> list[tuple[int, int]]:
 
 
 def manipulates(text: str) -> bool:
-    """Whether `text` defines macros or addresses the grader (module docstring): no answer then."""
-    return _MANIPULATION.search(text) is not None
+    """Whether `text` defines macros or, in its last ADDRESS_CHARS, addresses the grader (module
+    docstring): no answer then."""
+    if _LATEX_HINT.search(text) is not None and _MACRO.search(text) is not None:
+        return True
+    tail = text[-ADDRESS_CHARS:].lower()
+    return any(hint in tail for hint in _ADDRESS_HINTS) and _ADDRESS.search(tail) is not None
+
+
+def _may_hide(text: str) -> bool:
+    """Whether `text` has any marker of hidden markup at all (the gate of `visible`)."""
+    if "%" in text or "`" in text or "<" in text or _LATEX_HINT.search(text) is not None:
+        return True
+    return "]" in text and "]:" in text
 
 
 def visible(text: str) -> str:
     """`text` with what a reader does not see blanked by spaces (same length, same positions)."""
-    if not any(marker in text for marker in _MARKERS):
-        return text  # the common case, a few C-level scans
+    if not _may_hide(text):
+        return text  # the common case
     chars = list(text)  # blanked in place: each span costs its own length, whatever their number
     patterns = (_FENCE, _HTML_COMMENT, _ENVIRONMENT, _VERB, _HIDDEN_ELEMENT, _IFFALSE, _INLINE_CODE, _COMMENT)
     for pattern in (*patterns, _LINK_DEFINITION):
