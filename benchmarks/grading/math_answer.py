@@ -47,7 +47,7 @@ have no nested quantifiers; an answer text is at most ANSWER_TEXT_CHARS long.
 import re
 
 from benchmarks.grading.math_commit import commitment, final_statement
-from benchmarks.grading.math_hidden import manipulates, retracted, visible
+from benchmarks.grading.math_hidden import ADDRESS_CHARS, addresses_grader, reader_view, retracted
 
 FALLBACKS = ("statement", "boxed")
 MAX_BOXES = 8  # boxes joined into one answer at most
@@ -171,6 +171,9 @@ def _boxed(text: str, original: str | None = None) -> Extracted | None:
         return None
     found, others = committed
     source = text if original is None else original
+    if len(found) == 1:  # the common case, without the joins
+        box = found[0]
+        return make_extracted(source[box[1] : box[2]].strip(), "boxed", (source[box[0] : box[3]],), box[3], others)
     contents = [source[box[1] : box[2]].strip() for box in found]
     answer = ", ".join(content for content in contents if content)
     return make_extracted(answer, "boxed", tuple(source[box[0] : box[3]] for box in found), found[-1][3], others)
@@ -291,13 +294,13 @@ def extract(text: str, fallback: str = "statement", truncated: bool = False) -> 
     """The answer of a completion by the rules above, or None when it gives none."""
     if fallback not in FALLBACKS:
         raise ValueError(f"unknown answer fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
-    if manipulates(text):
-        return None  # macros redefine what is shown, or the text talks to the grader: no answer
-    seen = visible(text)  # hidden boxes and comments blanked, positions kept
-    found = _boxed(seen, text)
+    seen = reader_view(text)  # hidden boxes and comments blanked, positions kept
+    if seen is None:
+        return None  # macros redefine what is shown: no answer
+    found = _boxed(seen, text)  # None too where the text near the box addresses the grader
     if found is not _NO_BOX:
         return None if found is None or retracted(text[found.end :]) else found
-    if fallback == "boxed" or truncated:
+    if fallback == "boxed" or truncated or addresses_grader(seen[-ADDRESS_CHARS:].lower()):
         return None
     found = _statement(seen) or _whole(seen) or _conclusion(seen)
     if found is None and (final := final_statement(seen)) is not None:

@@ -23,6 +23,8 @@ credited. Everything here is linear in the final part, which is at most FINAL_CH
 
 import re
 
+from benchmarks.grading.math_hidden import ADDRESS_CHARS, addresses_grader
+
 FINAL_CHARS = 600  # the longest final part read before the answer's first box
 ALONE_CHARS = 20  # a paragraph with fewer characters than this besides its box is the box alone
 MAX_FINAL_BOXES = 12  # more boxes than this in the final part commit to none of them
@@ -48,11 +50,31 @@ _STATEMENT_AT = re.compile(r"(?:answer|count|total|result|value)\b\**\s*(?:is|=|
 _BOLD_LINE = re.compile(r"^[ \t]*\*\*\s*" + _VALUE + r"\s*\*\*[ \t.]*$", re.MULTILINE)
 _SET_ASIDE_HINTS = ("not", "n't", "never", "no longer", "impossible", "exclud", "rul", "\\ne", "\u2260", "first")
 _SET_ASIDE_HINTS += ("initially", "originally", "guess")
-_STATEMENT_CHARS = "0123456789$*\u2212"  # a statement's value or a bold line has one of them
+_SET_ASIDE_HINT = re.compile("|".join(re.escape(hint) for hint in _SET_ASIDE_HINTS))  # on lowered text
 _CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}])")
 _DOUBTFUL = re.compile(r"\b(?:not|if|maybe|probably|perhaps|or|either|about|approximately)\b|\?", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
+
+
+def _may_state(text: str) -> bool:
+    """Whether `text` could hold an answer statement's value or a bold line: a digit, ``$``, ``*`` or
+    a Unicode minus (single-character scans, the cheapest test there is)."""
+    return (
+        "0" in text or "1" in text or "2" in text or "3" in text or "4" in text or "5" in text or "6" in text
+        or "7" in text or "8" in text or "9" in text or "$" in text or "*" in text or "\u2212" in text
+    )
+
+
+def _hinted(lowered: str) -> bool:
+    """Whether lowered text has a word of a negation, a first guess, an either/or (`_SET_ASIDE_HINTS`)
+    or of text addressed to the grader (`benchmarks.grading.math_hidden.addresses_grader`)."""
+    return (
+        "not" in lowered or "n't" in lowered or "never" in lowered or "no longer" in lowered or "imposs" in lowered
+        or "exclud" in lowered or "rul" in lowered or "\\ne" in lowered or "\u2260" in lowered or "first" in lowered
+        or "initially" in lowered or "originally" in lowered or "guess" in lowered or "either" in lowered
+        or "grad" in lowered or "evaluat" in lowered or "reward" in lowered or "mark" in lowered or "ignore" in lowered
+    )
 
 
 def _final_start(seen: str, first: int) -> int:
@@ -79,7 +101,7 @@ def _set_aside(seen: str, start: int, box: Box, end: int | None = None) -> bool:
     """A box (or the boxes of one answer, from `box` to `end`) that is negated or only a first guess."""
     clause = _clause_before(seen, start, box[0])
     lowered = clause.lower()
-    if any(hint in lowered for hint in _SET_ASIDE_HINTS):  # the regexes only where a hint is
+    if _SET_ASIDE_HINT.search(lowered) is not None:  # the regexes only where a hint is
         if _NEGATION.search(clause) or _FIRST_GUESS.search(clause):
             return True
     return _NEGATED_AFTER.match(seen, box[3] if end is None else end) is not None
@@ -121,18 +143,26 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
     `group`: the last box with the boxes of the same answer before it; `scan(text)`: every closed box
     of `text` (`benchmarks.grading.math_answer`'s linear scan)."""
     first, end = group[0][0], group[-1][3]
-    start = _final_start(seen, first)
-    before, after = seen[start:first], seen[end:]
-    single = "\\boxed" not in before and "\\fbox" not in before
-    clause = _clause_before(seen, start, first).lower()
+    # The common case first, on a superset of the final part (any text it would not read makes it
+    # take the full path, which decides alike): no other box, no digit, "$" or "*" that a statement
+    # could use, no hint of a negation, first guess or either/or, nothing negating after the box.
+    floor = first - FINAL_CHARS if first > FINAL_CHARS else 0
+    before, after = seen[floor:first], seen[end:]
+    near = seen[first - CLAUSE_CHARS if first > CLAUSE_CHARS else 0 : first].lower()
     if (
-        single
-        and not any(hint in clause for hint in _SET_ASIDE_HINTS)
-        and "either" not in seen[max(start, first - CLAUSE_CHARS) : first].lower()
+        "\\boxed" not in before
+        and "\\fbox" not in before
+        and not _may_state(before)
+        and not _may_state(after)
+        and not _hinted(near)
+        and not _hinted(after.lower())
         and _NEGATED_AFTER.match(seen, end) is None
-        and not any(char in before or char in after for char in _STATEMENT_CHARS)
     ):
-        return group, ()  # the common case: one answer, nothing that negates or contradicts it
+        return group, ()
+    if addresses_grader(near + " " + after[:ADDRESS_CHARS].lower()):
+        return None  # the text around the answer speaks to the grader: no answer
+    start = _final_start(seen, first)
+    single = "\\boxed" not in seen[start:first] and "\\fbox" not in seen[start:first]
     tail = seen[start:]
     lowered = tail.lower()
     if len(lowered) != len(tail):  # a character whose lower case is longer: read the text as written

@@ -98,13 +98,31 @@ def _group_spans(text: str, opener: re.Pattern) -> list[tuple[int, int]]:
     return spans
 
 
+def defines_macros(text: str) -> bool:
+    """Whether `text` defines or redefines a macro (module docstring)."""
+    return _LATEX_HINT.search(text) is not None and _MACRO.search(text) is not None
+
+
+def addresses_grader(lowered: str) -> bool:
+    """Whether lowered text speaks to the grader ("note to the grader", "mark this as correct")."""
+    hinted = "grad" in lowered or "evaluat" in lowered or "reward" in lowered or "mark" in lowered or "ignore" in lowered
+    return hinted and _ADDRESS.search(lowered) is not None
+
+
 def manipulates(text: str) -> bool:
     """Whether `text` defines macros or, in its last ADDRESS_CHARS, addresses the grader (module
     docstring): no answer then."""
-    if _LATEX_HINT.search(text) is not None and _MACRO.search(text) is not None:
-        return True
-    tail = text[-ADDRESS_CHARS:].lower()
-    return any(hint in tail for hint in _ADDRESS_HINTS) and _ADDRESS.search(tail) is not None
+    return defines_macros(text) or addresses_grader(text[-ADDRESS_CHARS:].lower())
+
+
+def reader_view(text: str) -> str | None:
+    """What a reader sees of `text` (`visible`), or None when it defines macros: then what is shown
+    is not what is written. One scan in the common case, which has neither."""
+    if "%" in text or "`" in text or "<" in text or ("]" in text and "]:" in text):
+        return None if defines_macros(text) else _blanked(text)
+    if _LATEX_HINT.search(text) is None:
+        return text
+    return None if _MACRO.search(text) is not None else _blanked(text)
 
 
 def _may_hide(text: str) -> bool:
@@ -116,8 +134,10 @@ def _may_hide(text: str) -> bool:
 
 def visible(text: str) -> str:
     """`text` with what a reader does not see blanked by spaces (same length, same positions)."""
-    if not _may_hide(text):
-        return text  # the common case
+    return _blanked(text) if _may_hide(text) else text  # the common case: nothing hidden
+
+
+def _blanked(text: str) -> str:
     chars = list(text)  # blanked in place: each span costs its own length, whatever their number
     patterns = (_FENCE, _HTML_COMMENT, _ENVIRONMENT, _VERB, _HIDDEN_ELEMENT, _IFFALSE, _INLINE_CODE, _COMMENT)
     for pattern in (*patterns, _LINK_DEFINITION):
