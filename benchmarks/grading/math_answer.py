@@ -171,10 +171,14 @@ def _boxed(text: str, original: str | None = None) -> Extracted | None:
         return None
     found, others = committed
     source = text if original is None else original
+    if not found:  # the box withdrawn, a later statement committed to (`benchmarks.grading.math_commit`)
+        return make_extracted(others[0], "statement", (others[0],), last[3])
     if len(found) == 1:  # the common case, without the joins
         box = found[0]
         return make_extracted(source[box[1] : box[2]].strip(), "boxed", (source[box[0] : box[3]],), box[3], others)
     contents = [source[box[1] : box[2]].strip() for box in found]
+    if len(set(contents)) == 1:  # the same answer boxed twice ("$\\boxed{42}$, $\\boxed{42}$")
+        contents = contents[:1]
     answer = ", ".join(content for content in contents if content)
     return make_extracted(answer, "boxed", tuple(source[box[0] : box[3]] for box in found), found[-1][3], others)
 
@@ -299,7 +303,9 @@ def extract(text: str, fallback: str = "statement", truncated: bool = False) -> 
         return None  # macros redefine what is shown: no answer
     found = _boxed(seen, text)  # None too where the text near the box addresses the grader
     if found is not _NO_BOX:
-        return None if found is None or retracted(text[found.end :]) else found
+        if found is None or not retracted(text[found.end :]):
+            return found
+        return _statement(seen)  # taken back: only a final answer statement after it remains
     if fallback == "boxed" or truncated or addresses_grader(seen[-ADDRESS_CHARS:].lower()):
         return None
     found = _statement(seen) or _whole(seen) or _conclusion(seen)

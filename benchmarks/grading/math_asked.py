@@ -12,8 +12,9 @@
   an interval, an inequality of the lone variable reads as one (``x > 5`` for ``(5, \\infty)``), but
   a half-solved one (``2x > 10``) does not;
 - a chain of equalities whose plain numbers differ (``n = 13 = 12``);
-- a unit other than the one the question asks for ("in meters", "how many minutes"), both units of
-  the same table of common units (length, mass, time, volume, money);
+- a unit other than the one the question asks for ("in meters", "how many minutes", "how many
+  cents" answered in dollars), both units of a table of common units (length, mass, time, volume,
+  money), read as the first unit word after the number ("60 miles per hour": miles);
 - another variable: ``y = 12`` where the question asks for $x$ ("find $x$", "what is $x$",
   "solve for $x$", "the value of $x$");
 - a percent where the reference and the question have none (a fraction or a decimal is asked), or,
@@ -51,9 +52,10 @@ _ANY_UNIT = "|".join(f"(?:{pattern})" for pattern in _UNITS.values())
 _ASKED_UNIT = re.compile(
     rf"\b(?:in|into|to|how many|number of)\s+(?:square\s+|cubic\s+)?({_ANY_UNIT})(?![A-Za-z])", re.IGNORECASE
 )
-_ANSWER_UNIT = re.compile(
-    rf"\d\s*(?:\\[,;: ]|~|\s)*(?:\\(?:text|mathrm|mbox|textrm)\s*\{{\s*)?({_ANY_UNIT})\s*\}}?\s*$", re.IGNORECASE
+_ANSWER_UNIT = re.compile(  # the first unit word after the number ("60 miles per hour": miles)
+    rf"\d\s*(?:\\[,;: ]|~|\s)*(?:\\(?:text|mathrm|mbox|textrm)\s*\{{\s*)?({_ANY_UNIT})(?![A-Za-z])", re.IGNORECASE
 )
+_DOLLAR_SIGN = re.compile(r"^\s*(?:\\\$|\$|\\text\{\s*\\?\$\s*\})\s*\d")
 _ASKED_VARIABLE = re.compile(
     r"(?:what is|find|compute|determine|solve for|value of|evaluate)\s+(?:the value of\s+)?"
     r"\$\s*([a-zA-Z])\s*\$\s*(?:[?.,]|$|if|when|given|such|in terms)",
@@ -76,12 +78,15 @@ def _unit(text: str) -> str | None:
     return next((name for name, pattern in _UNIT_WORD.items() if pattern.fullmatch(text.strip())), None)
 
 
-def _unit_refusal(answer: str, problem: str) -> str | None:
+def _unit_refusal(answer: str, problem: str, written: str) -> str | None:
     written = _ANSWER_UNIT.search(answer)
     asked = list(_ASKED_UNIT.finditer(problem))
-    if written is None or not asked:
+    if not asked:
         return None
-    have, want = _unit(written.group(1)), _unit(asked[-1].group(1))
+    want = _unit(asked[-1].group(1))
+    if written is None:  # a dollar sign is a unit too
+        return "another unit than asked" if want == "cent" and _DOLLAR_SIGN.match(written) else None
+    have = _unit(written.group(1))
     return "another unit than asked" if have and want and have != want else None
 
 
@@ -103,8 +108,9 @@ def _false_chain(answer: str) -> bool:
     return len(sides) > 2 and len(numbers) > 1
 
 
-def asked_refusal(answer: str, reference: str, problem: str | None) -> str | None:
-    """Why `answer` is not the kind of answer asked for, in any mode (module docstring), else None."""
+def asked_refusal(answer: str, reference: str, problem: str | None, written: str | None = None) -> str | None:
+    """Why `answer` is not the kind of answer asked for, in any mode (module docstring), else None;
+    `written`: the answer as written, where `answer` was normalised (a dollar sign dropped)."""
     if _MARKER.search(answer) and not _MARKER.search(reference):
         intervals = _INTERVAL.match(reference) or "\\cup" in reference
         if not (intervals and all(_SOLVED_INEQUALITY.fullmatch(part) for part in _OR_PARTS.split(answer))):
@@ -122,7 +128,7 @@ def asked_refusal(answer: str, reference: str, problem: str | None) -> str | Non
     asked = _ASKED_VARIABLE.search(problem)
     if named and asked and named.group(1) != asked.group(1) and not _ANSWER_VARIABLE.match(reference):
         return "another variable than asked"
-    return _unit_refusal(answer, problem)
+    return _unit_refusal(answer, problem, answer if written is None else written)
 
 
 def form_refusal(answer: str, problem: str | None) -> str | None:

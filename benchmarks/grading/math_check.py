@@ -212,6 +212,9 @@ def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> Ver
     if answer.others and not all(_same_answer(other, answer, reference, problem) for other in answer.others):
         return _refused(answer, "several answers")
     text = normalized(answer, reference, problem)
+    asked = asked_refusal(text, reference, problem, answer)
+    if asked is not None:
+        return _refused(answer, asked)
     if text != answer:
         same = fast_verdict(text, reference)
         if same is not None:
@@ -261,7 +264,7 @@ def _non_answer(text: str, reference: str, problem: str | None) -> str | None:
     """Why `text` is no answer in any mode (`benchmarks.grading.math_nonanswer`), else None."""
     if side_by_side(text, reference):
         return "numbers side by side"
-    reason = hedge(text, reference) or asked_refusal(text, reference, problem)
+    reason = hedge(text, reference)
     if reason is not None:
         return reason
     sides = numeric_sides(text)

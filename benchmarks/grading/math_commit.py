@@ -34,21 +34,31 @@ Box = tuple[int, int, int, int]  # as benchmarks.grading.math_answer's: start, c
 
 _LAST_CLAUSE_END = re.compile(r"(?s:.*)(?:[,;.:!?](?=\s)|\n|\$\$)")  # greedy: the last one
 _NEGATION = re.compile(
-    r"\b(?:not|cannot|never|no longer|impossible|excluded?|rule[sd]? out|ruling out)\b|n't\b|\\neq?(?![A-Za-z])|\u2260",
+    r"\b(?:not|cannot|never|neither|nor|none|no longer|impossible|excluded?|rule[sd]? out|ruling out)\b"
+    r"|n't\b|\\neq?(?![A-Za-z])|\u2260",
     re.IGNORECASE,
 )
 _FIRST_GUESS = re.compile(
     r"\b(?:first (?:guess(?:ed)?|thought|got|wrote|answer)|initially|at first|originally|guessed)\b", re.IGNORECASE
 )
 _NEGATED_AFTER = re.compile(
-    r"\s*\$?\s*(?:is|was|would be)\s+(?:impossible|wrong|incorrect|not\b|ruled out|excluded)", re.IGNORECASE
+    r"\s*\$?\s*(?:is|was|would be)\s+(?:impossible|wrong|incorrect|not\b|ruled out|excluded|(?:a|my|an) (?:mistake|error))"
+    r"|\s*\$?\s*(?:\(|,)?\s*(?:a |my )?(?:mistake|error)\b",
+    re.IGNORECASE
 )
 _EITHER = re.compile(r"\beither\b", re.IGNORECASE)
+# A bound in words right before the box: "at least $\boxed{12}$" is no equality.
+_BOUND = re.compile(
+    r"\b(?:at (?:least|most)|no (?:more|less|fewer|greater|smaller) than|(?:more|less|fewer|greater|smaller) than|up to)"
+    r"[\s$]*\Z",
+    re.IGNORECASE,
+)
 _VALUE = r"(\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\)|[-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)"
 _NOUNS = ("answer", "count", "total", "result", "value")  # "the (final | correct) answer is X"
 _STATEMENT_AT = re.compile(r"(?:answer|count|total|result|value)\b\**\s*(?:is|=|:)\s*(?:\*\*\s*)?" + _VALUE, re.I)
 _BOLD_LINE = re.compile(r"^[ \t]*\*\*\s*" + _VALUE + r"\s*\*\*[ \t.]*$", re.MULTILINE)
 _SET_ASIDE_HINTS = ("not", "n't", "never", "no longer", "impossible", "exclud", "rul", "\\ne", "\u2260", "first")
+_SET_ASIDE_HINTS += ("neither", "nor", "none")
 _SET_ASIDE_HINTS += ("initially", "originally", "guess")
 _SET_ASIDE_HINT = re.compile("|".join(re.escape(hint) for hint in _SET_ASIDE_HINTS))  # on lowered text
 _CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
@@ -74,6 +84,8 @@ def _hinted(lowered: str) -> bool:
         or "exclud" in lowered or "rul" in lowered or "\\ne" in lowered or "\u2260" in lowered or "first" in lowered
         or "initially" in lowered or "originally" in lowered or "guess" in lowered or "either" in lowered
         or "grad" in lowered or "evaluat" in lowered or "reward" in lowered or "mark" in lowered or "ignore" in lowered
+        or "than" in lowered or "at least" in lowered or "at most" in lowered or "up to" in lowered
+        or "mistake" in lowered or "error" in lowered or "none" in lowered
     )
 
 
@@ -139,7 +151,8 @@ def _same_text(a: str, b: str) -> bool:
 
 def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str, ...]] | None:
     """The boxes of the committed answer and the other answers the final part commits to (text, each
-    unlike the answer's); None when the completion commits to no answer. `seen`: what a reader sees;
+    unlike the answer's); no boxes and one text: a withdrawn box whose place a later answer statement
+    takes, that statement being the answer; None when the completion commits to no answer. `seen`: what a reader sees;
     `group`: the last box with the boxes of the same answer before it; `scan(text)`: every closed box
     of `text` (`benchmarks.grading.math_answer`'s linear scan)."""
     first, end = group[0][0], group[-1][3]
@@ -173,8 +186,13 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
     for outer in final:
         if any(outer[1] <= inner[0] and inner[3] <= outer[2] for inner in final if inner is not outer):
             return None  # a box inside a box: which one is the answer?
+    if _BOUND.search(_clause_before(seen, start, first)):
+        return None  # a bound, not the value
     if _set_aside(seen, start, group[0], group[-1][3]):
         kept = [box for box in final if box not in group and box[3] <= first and not _set_aside(seen, start, box)]
+        stated = [value for value in _statements(seen[end:], lowered[end - start :]) if "\\boxed" not in value]
+        if stated:  # the box is withdrawn and a statement after it gives the answer instead
+            return [], (stated[-1].strip().strip("$").strip(),)
         if not kept:
             return None
         group = [kept[-1]]

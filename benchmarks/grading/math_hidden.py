@@ -18,7 +18,8 @@ position stays where it was and the answer's spans can be read off the original 
 - HTML elements with ``display:none``, ``visibility:hidden``, ``hidden``, ``opacity:0``, ``font-size:0``,
   a white colour, and
   ``<details>`` (folded away unless a reader opens it);
-- white text: ``\\color{white}`` to the end of its group, ``\\textcolor{white}{...}``.
+- white text: ``\\color{white}`` to the end of its group, ``\\textcolor{white}{...}``;
+- struck-out text (withdrawn): ``~~...~~``, ``<del>``, ``<s>``, ``\\sout{}``, ``\\cancel{}`` and kin.
 
 `manipulates(text)` tells whether a completion defines or redefines macros (``\\def``,
 ``\\newcommand``, ``\\renewcommand{\\boxed}``, ``\\let``, ...: what is displayed is then not what is
@@ -46,6 +47,8 @@ _PHANTOM = re.compile(r"\\[hv]?phantom\s*\{")
 _LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]{1,80}\]:[^\n]*", re.MULTILINE)  # [//]: # (...), [^1]: ...
 _ENVIRONMENT = re.compile(r"\\begin\{(comment|verbatim\*?|lstlisting|minted)\}.*?(?:\\end\{\1\}|\Z)", re.DOTALL)
 _VERB = re.compile(r"\\verb\*?([^\sA-Za-z*])[^\n]*?(?:\1|$)", re.MULTILINE)
+_STRUCK = re.compile(r"~~[^~\n]+~~|<(del|s|strike)>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)
+_STRIKE_COMMAND = re.compile(r"\\(?:sout|st|cancel|bcancel|xcancel|xout|cancelto\s*\{[^{}]*\})\s*\{")
 _WHITE = r"(?:white|\#?fff(?:fff)?\b)"
 _HIDDEN_STYLE = (
     r"display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|opacity\s*:\s*0(?:\.0*)?(?![.\d])"
@@ -62,7 +65,8 @@ _MACRO = re.compile(
 # Gates of the common case, each a C-level scan: LaTeX that hides or defines (its literal backslash
 # prefix makes the search fast), and single characters that start the other hiding markup.
 _LATEX_HINT = re.compile(
-    r"\\(?:[hv]?phantom|iffalse|begin|verb|color|textcolor|[gex]?def|let|(?:re)?newcommand|providecommand"
+    r"\\(?:[hv]?phantom|iffalse|begin|verb|color|textcolor|sout|st|[bx]?cancel|xout|cancelto|[gex]?def|let"
+    r"|(?:re)?newcommand|providecommand"
     r"|Declare|catcode)(?![A-Za-z])"
 )
 _ADDRESS_HINTS = ("grad", "evaluat", "reward", "mark", "ignore")
@@ -118,7 +122,7 @@ def manipulates(text: str) -> bool:
 def reader_view(text: str) -> str | None:
     """What a reader sees of `text` (`visible`), or None when it defines macros: then what is shown
     is not what is written. One scan in the common case, which has neither."""
-    if "%" in text or "`" in text or "<" in text or ("]" in text and "]:" in text):
+    if "%" in text or "`" in text or "<" in text or ("]" in text and "]:" in text) or "~~" in text:
         return None if defines_macros(text) else _blanked(text)
     if _LATEX_HINT.search(text) is None:
         return text
@@ -127,7 +131,7 @@ def reader_view(text: str) -> str | None:
 
 def _may_hide(text: str) -> bool:
     """Whether `text` has any marker of hidden markup at all (the gate of `visible`)."""
-    if "%" in text or "`" in text or "<" in text or _LATEX_HINT.search(text) is not None:
+    if "%" in text or "`" in text or "<" in text or "~~" in text or _LATEX_HINT.search(text) is not None:
         return True
     return "]" in text and "]:" in text
 
@@ -139,12 +143,12 @@ def visible(text: str) -> str:
 
 def _blanked(text: str) -> str:
     chars = list(text)  # blanked in place: each span costs its own length, whatever their number
-    patterns = (_FENCE, _HTML_COMMENT, _ENVIRONMENT, _VERB, _HIDDEN_ELEMENT, _IFFALSE, _INLINE_CODE, _COMMENT)
+    patterns = (_FENCE, _HTML_COMMENT, _ENVIRONMENT, _VERB, _HIDDEN_ELEMENT, _STRUCK, _IFFALSE, _INLINE_CODE, _COMMENT)
     for pattern in (*patterns, _LINK_DEFINITION):
         current = "".join(chars)
         for found in pattern.finditer(current):
             chars[found.start() : found.end()] = " " * (found.end() - found.start())
-    for opener in (_PHANTOM, _WHITE_TEXT):
+    for opener in (_PHANTOM, _WHITE_TEXT, _STRIKE_COMMAND):
         for start, end in _group_spans("".join(chars), opener):
             chars[start:end] = " " * (end - start)
     return "".join(chars)

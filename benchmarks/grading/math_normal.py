@@ -8,7 +8,7 @@
 
 `normalized` rewrites an answer, knowing its reference and problem, before any check:
 - typographic variants of one symbol (`typographic`): the Unicode minus, en and em dashes used as
-  minus signs, ``\u00d7``, ``\u00b7``, ``\u00f7``; ``{a \\over b}`` is ``\\frac{a}{b}``; a degree written
+  minus signs, ``\u00d7``, ``\u00b7``, ``\u00f7``, the root sign ``\u221a``; a number in ``\\text{}``; ``{a \\over b}`` is ``\\frac{a}{b}``; a degree written
   ``\u00b0``, ``\\degree``, ``^{\\circ}``, ``^\\circ`` or "degrees" is the number itself where the
   reference is a plain number, and the reference's own spelling where it has one;
 - ``\\mathbf{}``, ``\\textbf{}``, ``\\boldsymbol{}``, ``\\bm{}`` are unwrapped; ``\\hspace{}``, ``\\vspace{}``,
@@ -49,6 +49,8 @@ _BINOM_DIGITS = re.compile(r"\\[dt]?binom\s*(\d)\s*(\d)")
 _LONE_VARIABLE_SIDE = re.compile(r"^\s*(?:[A-Za-z]|\\[A-Za-z]+)\s*=\s*")
 _SYMBOLS = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u00f7": "\\div "}
 _SYMBOL = re.compile("|".join(_SYMBOLS))
+_ROOT = re.compile("\u221a\\s*(\\d+|[A-Za-z]|\\{[^{}]*\\}|\\([^()]*\\))")  # the Unicode root sign
+_TEXT_NUMBER = re.compile(r"\\(?:text|mathrm|textrm|mbox)\s*\{\s*(-?[\d.,]+)\s*\}")
 _OVER_GROUP = re.compile(r"\{([^{}]*?)\\over(?![A-Za-z])([^{}]*)\}")
 _OVER = re.compile(r"^([^{}]*?)\\over(?![A-Za-z])([^{}]*)$")
 _DEGREE_FORMS = re.compile(
@@ -129,9 +131,13 @@ def _plus_minus(answer: str) -> str:
 
 
 def typographic(text: str) -> str:
-    """One spelling per symbol: Unicode minus and dashes, times, dots, ``\\over``, degrees as ``^\\circ``."""
+    """One spelling per symbol: Unicode minus and dashes, times, dots, the root sign, ``\\over``, a
+    number in ``\\text{}``, degrees as ``^\\circ``."""
     if not text.isascii():
         text = _SYMBOL.sub(lambda m: _SYMBOLS[m.group()], text)
+        text = _ROOT.sub(lambda m: "\\sqrt{" + m.group(1).strip("{}()") + "}", text)
+    if "{" in text and ("text" in text or "rm" in text or "mbox" in text):
+        text = _TEXT_NUMBER.sub(r"\1", text)  # "\\text{12}" is the number 12
     if "\\over" in text:
         def fraction(found: re.Match) -> str:
             return f"\\frac{{{found.group(1).strip()}}}{{{found.group(2).strip()}}}"
