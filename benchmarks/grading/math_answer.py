@@ -14,7 +14,10 @@ The rules, in order; the first that applies gives the answer:
    before it, separated from it only by commas, semicolons, "and", "or", ``\\quad``, ``$`` or spaces
    (at most GAP_CHARS of them),
    are the same answer split over several boxes (``x = \\boxed{2}, y = \\boxed{3}`` is not: words lie
-   between them); their contents are graded joined by ", " (at most MAX_BOXES of them).
+   between them); their contents are graded joined by ", " (at most MAX_BOXES of them). The
+   completion must commit to it (`benchmarks.grading.math_commit`): the other answers of its final
+   part travel with it (`Extracted.others`, each to equal it in value), and a negated, nested or
+   either/or box is no answer. A box taken back after it leaves only a final answer statement.
 2. ``statement`` (fallback "statement" only): no box, and the completion ends with an answer
    statement: "answer" or "final answer" followed by "is", ":" or "=" (so "The final answer is X",
    "Answer: X", "**Final Answer:** X"), then the answer, then nothing but closing punctuation (and
@@ -30,7 +33,9 @@ The rules, in order; the first that applies gives the answer:
    stop, on a result: "= X.", "is X.", "equals X.", "results in X.", "gives X.", "get X.", where X
    is a number (with up to two unit words: "is 30 inches.") or a closed math span ("is $2.$"), or
    on an equation in a math span, X being its right side ("so $3 \\cdot 4 = 12$.").
-   A sentence that stops without its full stop ("... so 9") is not one.
+   A sentence that stops without its full stop ("... so 9") is not one. Last, an unboxed final
+   statement (`benchmarks.grading.math_commit.final_statement`): a bold last line (``**12**``) or
+   a concluding last sentence that names one number ("So it has 12 edges in total.").
 
 Fallback "boxed" keeps rule 1 only. Rules 2 to 4 never read a truncated completion: pass
 ``truncated=True`` when the completion was cut at its token limit (RL rollouts know this). Without
