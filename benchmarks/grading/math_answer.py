@@ -310,10 +310,14 @@ def extract(text: str, fallback: str = "statement", truncated: bool = False) -> 
     if found is not _NO_BOX:
         if found is None or not retracted(text[found.end :]):
             return found
-        return _statement(seen)  # taken back: only a final answer statement after it remains
+        # Taken back: only a final answer after it remains (a statement, a concluding sentence).
+        return _statement(seen) or _conclusion(seen) or _final(seen)
     if fallback == "boxed" or truncated or addresses_grader(seen[-ADDRESS_CHARS:].lower()):
         return None
-    found = _statement(seen) or _whole(seen) or _conclusion(seen)
-    if found is None and (final := final_statement(seen)) is not None:
-        found = make_extracted(final, "conclusion", (seen[-300:].strip(),))
-    return found
+    return _statement(seen) or _whole(seen) or _conclusion(seen) or _final(seen)
+
+
+def _final(seen: str) -> Extracted | None:
+    """Rule 5: an unboxed final statement (`benchmarks.grading.math_commit.final_statement`)."""
+    final = final_statement(seen)
+    return None if final is None else make_extracted(final, "conclusion", (seen[-300:].strip(),))

@@ -32,14 +32,17 @@ CLAUSE_CHARS = 120  # the longest clause before a box read for a negation
 
 Box = tuple[int, int, int, int]  # as benchmarks.grading.math_answer's: start, content start, content end, end
 
-_LAST_CLAUSE_END = re.compile(r"(?s:.*)(?:[,;.:!?](?=\s)|\n|\$\$)")  # greedy: the last one
+# Greedy: the last end of a clause ("not 5 but $\\boxed{10}$": "but" starts a clause of its own).
+_LAST_CLAUSE_END = re.compile(r"(?s:.*)(?:[,;.:!?](?=\s)|\n|\$\$|\b(?:but|instead|rather)\b)", re.IGNORECASE)
 _NEGATION = re.compile(
     r"\b(?:not|cannot|never|neither|nor|none|no longer|impossible|excluded?|rule[sd]? out|ruling out)\b"
     r"|n't\b|\\neq?(?![A-Za-z])|\u2260",
     re.IGNORECASE,
 )
 _FIRST_GUESS = re.compile(
-    r"\b(?:first (?:guess(?:ed)?|thought|got|wrote|answer)|initially|at first|originally|guessed)\b", re.IGNORECASE
+    r"\b(?:first (?:guess(?:ed)?|thought|got|wrote|answer)|initially|at first|originally|guessed"
+    r"|(?:might|may|would) (?:think|guess|say|expect)|tempting|naive(?:ly)?)\b",
+    re.IGNORECASE
 )
 _NEGATED_AFTER = re.compile(
     r"\s*\$?\s*(?:is|was|would be)\s+(?:impossible|wrong|incorrect|not\b|ruled out|excluded|(?:a|my|an) (?:mistake|error))"
@@ -50,7 +53,7 @@ _EITHER = re.compile(r"\beither\b", re.IGNORECASE)
 # A bound in words right before the box: "at least $\boxed{12}$" is no equality.
 _BOUND = re.compile(
     r"\b(?:at (?:least|most)|no (?:more|less|fewer|greater|smaller) than|(?:more|less|fewer|greater|smaller) than|up to)"
-    r"[\s$]*\Z",
+    r"[\s$]*\Z|(?:\\[lg]eq?|\\[lg]eqslant|\\[lg]t|[<>\u2264\u2265])[\s$]*\Z",
     re.IGNORECASE,
 )
 _VALUE = r"(\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\)|[-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)"
@@ -59,11 +62,16 @@ _STATEMENT_AT = re.compile(r"(?:answer|count|total|result|value)\b\**\s*(?:is|=|
 _BOLD_LINE = re.compile(r"^[ \t]*\*\*\s*" + _VALUE + r"\s*\*\*[ \t.]*$", re.MULTILINE)
 _SET_ASIDE_HINTS = ("not", "n't", "never", "no longer", "impossible", "exclud", "rul", "\\ne", "\u2260", "first")
 _SET_ASIDE_HINTS += ("neither", "nor", "none")
-_SET_ASIDE_HINTS += ("initially", "originally", "guess")
+_SET_ASIDE_HINTS += ("initially", "originally", "guess", "might", "may", "would", "tempting", "naive")
 _SET_ASIDE_HINT = re.compile("|".join(re.escape(hint) for hint in _SET_ASIDE_HINTS))  # on lowered text
 _CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}])")
-_DOUBTFUL = re.compile(r"\b(?:not|if|maybe|probably|perhaps|or|either|about|approximately)\b|\?", re.IGNORECASE)
+_DOUBTFUL = re.compile(
+    r"\b(?:not|never|no|if|maybe|probably|perhaps|or|either|about|approximately)\b|n't\b|\?", re.IGNORECASE
+)
+_CONCLUDING_VERB = re.compile(r"\b(?:is|are|was|were|measures?|has|have|equals?|totals?|comes to|makes)\b", re.I)
+# A negated box replaced right after it: "The answer is not $\\boxed{-3}$; it is $3$."
+_REPLACED_BY = re.compile(r"\$?\s*[;,.]?\s*(?:but |rather |instead )?(?:it(?:'s| is)|the answer is)\s*" + _VALUE, re.I)
 _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
 
 
@@ -85,6 +93,9 @@ def _hinted(lowered: str) -> bool:
         or "initially" in lowered or "originally" in lowered or "guess" in lowered or "either" in lowered
         or "grad" in lowered or "evaluat" in lowered or "reward" in lowered or "mark" in lowered or "ignore" in lowered
         or "than" in lowered or "at least" in lowered or "at most" in lowered or "up to" in lowered
+        or "might" in lowered or "may" in lowered or "would" in lowered or "tempting" in lowered or "naive" in lowered
+        or "\\le" in lowered or "\\ge" in lowered or "\\lt" in lowered or "\\gt" in lowered or "<" in lowered
+        or ">" in lowered or "\u2264" in lowered or "\u2265" in lowered
         or "mistake" in lowered or "error" in lowered or "none" in lowered
     )
 
@@ -191,6 +202,12 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
     if _set_aside(seen, start, group[0], group[-1][3]):
         kept = [box for box in final if box not in group and box[3] <= first and not _set_aside(seen, start, box)]
         stated = [value for value in _statements(seen[end:], lowered[end - start :]) if "\\boxed" not in value]
+        replaced = _REPLACED_BY.match(seen, end)
+        if replaced is not None:
+            stated.append(replaced.group(1))
+        concluded = None if stated or kept else final_statement(seen[end:])
+        if concluded is not None:  # a concluding last sentence after the withdrawn box
+            stated.append(concluded)
         if stated:  # the box is withdrawn and a statement after it gives the answer instead
             return [], (stated[-1].strip().strip("$").strip(),)
         if not kept:
@@ -209,8 +226,9 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
 
 def final_statement(seen: str) -> str | None:
     """The answer of an unboxed final statement: a last line that is a bold value (``**12**``), or a
-    last sentence, closed by its full stop, that concludes ("so", "therefore", "in total") and names
-    exactly one number without a doubt ("not", "if", "or", "about"); None otherwise."""
+    last sentence, closed by its full stop, that concludes ("so", "therefore", "in total", or a verb
+    of result: "is", "measures", "has") and names exactly one number without a doubt ("not", "if",
+    "or", "about"); None otherwise."""
     tail = seen[-300:].rstrip()
     bold = re.search(r"(?:^|\n)[ \t]*\*\*\s*\$?([-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)\$?\s*\*\*\.?\Z", tail)
     if bold is not None:
@@ -218,7 +236,8 @@ def final_statement(seen: str) -> str | None:
     if not tail.endswith(".") or tail.endswith(".."):
         return None
     sentence = _SENTENCE_START.split(tail[:-1])[-1]
-    if "$" in sentence or not _CONCLUDING.search(sentence) or _DOUBTFUL.search(sentence):
+    concludes = _CONCLUDING.search(sentence) or _CONCLUDING_VERB.search(sentence)
+    if "$" in sentence or not concludes or _DOUBTFUL.search(sentence):
         return None
     numbers = _NUMBER.findall(sentence)
     return numbers[0] if len(numbers) == 1 else None

@@ -77,7 +77,7 @@ _ADDRESS = re.compile(  # on lowered text
 )
 ADDRESS_CHARS = 300  # the tail searched for text addressed to the grader
 _RETRACTION = re.compile(
-    r"\b(?:wait|hold on|oops|scratch that|that(?:'s| is| was) (?:wrong|not right|incorrect|a mistake)"
+    r"\b(?:wait|hold on|oops|scratch that|that(?:'s| is| was) (?:wrong|not right|incorrect|an? (?:\w+ )?(?:mistake|error))"
     r"|(?:this|that|it|my (?:answer|result)|the (?:answer|result|above)) (?:is|was) (?:wrong|incorrect|not right)"
     r"|made (?:a|an) (?:mistake|error)|let me (?:redo|recompute|reconsider|start over|try again)"
     r"|actually,? (?:no|it is not|it's not)|no,? that(?:'s| is) not)\b",
