@@ -42,7 +42,14 @@ HELD_OUT_R3 = "held-out r3"
 SETS = (GRADED_SET, PROBES, HELD_OUT, PROBES_R3, HELD_OUT_R3)
 BLIND_SETS = (HELD_OUT, HELD_OUT_R3)  # written by a reader who never saw the grader
 REFUSED_IN_EVERY_MODE = (
-    "restatement", "side_by_side", "hedge", "truncation", "several_answers", "negated", "invisible", "wrong_target"
+    "restatement",
+    "side_by_side",
+    "hedge",
+    "truncation",
+    "several_answers",
+    "negated",
+    "invisible",
+    "wrong_target",
 )
 REFUSED_IN_STRICT_MODE = ("unevaluated", "approximation")
 COMMAND = "harness grader-audit"
@@ -112,11 +119,7 @@ def run_audit(cases: list[dict]) -> dict:
         counts["agreement"] = counts["agree"] / max(1, _size(counts))
     return {
         "cases": len(cases),
-        "sets": {
-            name: count
-            for name in SETS
-            if (count := sum(1 for case in cases if case["set"] == name))
-        },
+        "sets": {name: count for name in SETS if (count := sum(1 for case in cases if case["set"] == name))},
         "modes": totals,
         "families": list(groups.values()),
         "non_answers_credited": len(credited),

@@ -40,12 +40,28 @@ _SOLVED_INEQUALITY = re.compile(  # "x > 5", "3 < \lambda \le 4": the lone varia
 _OR_PARTS = re.compile(r"\\text\{\s*or\s*\}|\bor\b|\\lor|\\vee|,")
 _PLAIN_NUMBER = re.compile(r"\s*-?\d+(?:\.\d+)?\s*")
 _UNITS = {
-    "mm": r"mm|millimet(?:er|re)s?", "cm": r"cm|centimet(?:er|re)s?", "km": r"km|kilomet(?:er|re)s?",
-    "m": r"m|met(?:er|re)s?", "in": r"inch(?:es)?", "ft": r"ft|feet|foot", "yd": r"yd|yards?",
-    "mi": r"mi|miles?", "mg": r"mg|milligrams?", "kg": r"kg|kilograms?", "g": r"g|grams?",
-    "lb": r"lbs?|pounds?", "oz": r"oz|ounces?", "s": r"s|sec|seconds?", "min": r"min|minutes?",
-    "h": r"h|hr|hours?", "day": r"days?", "week": r"weeks?", "ml": r"ml|millilit(?:er|re)s?",
-    "l": r"l|lit(?:er|re)s?", "cent": r"cents?|\\cent|\\textcent", "dollar": r"dollars?|\\\$",
+    "mm": r"mm|millimet(?:er|re)s?",
+    "cm": r"cm|centimet(?:er|re)s?",
+    "km": r"km|kilomet(?:er|re)s?",
+    "m": r"m|met(?:er|re)s?",
+    "in": r"inch(?:es)?",
+    "ft": r"ft|feet|foot",
+    "yd": r"yd|yards?",
+    "mi": r"mi|miles?",
+    "mg": r"mg|milligrams?",
+    "kg": r"kg|kilograms?",
+    "g": r"g|grams?",
+    "lb": r"lbs?|pounds?",
+    "oz": r"oz|ounces?",
+    "s": r"s|sec|seconds?",
+    "min": r"min|minutes?",
+    "h": r"h|hr|hours?",
+    "day": r"days?",
+    "week": r"weeks?",
+    "ml": r"ml|millilit(?:er|re)s?",
+    "l": r"l|lit(?:er|re)s?",
+    "cent": r"cents?|\\cent|\\textcent",
+    "dollar": r"dollars?|\\\$",
 }
 _UNIT_WORD = {name: re.compile(rf"(?:{pattern})", re.IGNORECASE) for name, pattern in _UNITS.items()}
 _ANY_UNIT = "|".join(f"(?:{pattern})" for pattern in _UNITS.values())

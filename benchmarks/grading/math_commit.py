@@ -42,17 +42,19 @@ _NEGATION = re.compile(
 _FIRST_GUESS = re.compile(
     r"\b(?:first (?:guess(?:ed)?|thought|got|wrote|answer)|initially|at first|originally|guessed"
     r"|(?:might|may|would) (?:think|guess|say|expect)|tempting|naive(?:ly)?)\b",
-    re.IGNORECASE
+    re.IGNORECASE,
 )
 _NEGATED_AFTER = re.compile(
-    r"\s*\$?\s*(?:is|was|would be)\s+(?:impossible|wrong|incorrect|not\b|ruled out|excluded|(?:a|my|an) (?:mistake|error))"
+    r"\s*\$?\s*(?:is|was|would be)\s+"
+    r"(?:impossible|wrong|incorrect|not\b|ruled out|excluded|(?:a|my|an) (?:mistake|error))"
     r"|\s*\$?\s*(?:\(|,)?\s*(?:a |my )?(?:mistake|error)\b",
-    re.IGNORECASE
+    re.IGNORECASE,
 )
 _EITHER = re.compile(r"\beither\b", re.IGNORECASE)
 # A bound in words right before the box: "at least $\boxed{12}$" is no equality.
 _BOUND = re.compile(
-    r"\b(?:at (?:least|most)|no (?:more|less|fewer|greater|smaller) than|(?:more|less|fewer|greater|smaller) than|up to)"
+    r"\b(?:at (?:least|most)|no (?:more|less|fewer|greater|smaller) than"
+    r"|(?:more|less|fewer|greater|smaller) than|up to)"
     r"[\s$]*\Z|(?:\\[lg]eq?|\\[lg]eqslant|\\[lg]t|[<>\u2264\u2265])[\s$]*\Z",
     re.IGNORECASE,
 )
@@ -79,8 +81,19 @@ def _may_state(text: str) -> bool:
     """Whether `text` could hold an answer statement's value or a bold line: a digit, ``$``, ``*`` or
     a Unicode minus (single-character scans, the cheapest test there is)."""
     return (
-        "0" in text or "1" in text or "2" in text or "3" in text or "4" in text or "5" in text or "6" in text
-        or "7" in text or "8" in text or "9" in text or "$" in text or "*" in text or "\u2212" in text
+        "0" in text
+        or "1" in text
+        or "2" in text
+        or "3" in text
+        or "4" in text
+        or "5" in text
+        or "6" in text
+        or "7" in text
+        or "8" in text
+        or "9" in text
+        or "$" in text
+        or "*" in text
+        or "\u2212" in text
     )
 
 
@@ -88,15 +101,45 @@ def _hinted(lowered: str) -> bool:
     """Whether lowered text has a word of a negation, a first guess, an either/or (`_SET_ASIDE_HINTS`)
     or of text addressed to the grader (`benchmarks.grading.math_hidden.addresses_grader`)."""
     return (
-        "not" in lowered or "n't" in lowered or "never" in lowered or "no longer" in lowered or "imposs" in lowered
-        or "exclud" in lowered or "rul" in lowered or "\\ne" in lowered or "\u2260" in lowered or "first" in lowered
-        or "initially" in lowered or "originally" in lowered or "guess" in lowered or "either" in lowered
-        or "grad" in lowered or "evaluat" in lowered or "reward" in lowered or "mark" in lowered or "ignore" in lowered
-        or "than" in lowered or "at least" in lowered or "at most" in lowered or "up to" in lowered
-        or "might" in lowered or "may" in lowered or "would" in lowered or "tempting" in lowered or "naive" in lowered
-        or "\\le" in lowered or "\\ge" in lowered or "\\lt" in lowered or "\\gt" in lowered or "<" in lowered
-        or ">" in lowered or "\u2264" in lowered or "\u2265" in lowered
-        or "mistake" in lowered or "error" in lowered or "none" in lowered
+        "not" in lowered
+        or "n't" in lowered
+        or "never" in lowered
+        or "no longer" in lowered
+        or "imposs" in lowered
+        or "exclud" in lowered
+        or "rul" in lowered
+        or "\\ne" in lowered
+        or "\u2260" in lowered
+        or "first" in lowered
+        or "initially" in lowered
+        or "originally" in lowered
+        or "guess" in lowered
+        or "either" in lowered
+        or "grad" in lowered
+        or "evaluat" in lowered
+        or "reward" in lowered
+        or "mark" in lowered
+        or "ignore" in lowered
+        or "than" in lowered
+        or "at least" in lowered
+        or "at most" in lowered
+        or "up to" in lowered
+        or "might" in lowered
+        or "may" in lowered
+        or "would" in lowered
+        or "tempting" in lowered
+        or "naive" in lowered
+        or "\\le" in lowered
+        or "\\ge" in lowered
+        or "\\lt" in lowered
+        or "\\gt" in lowered
+        or "<" in lowered
+        or ">" in lowered
+        or "\u2264" in lowered
+        or "\u2265" in lowered
+        or "mistake" in lowered
+        or "error" in lowered
+        or "none" in lowered
     )
 
 

@@ -14,7 +14,8 @@ position stays where it was and the answer's spans can be read off the original 
 - HTML comments ``<!-- ... -->``;
 - Markdown comments and footnotes: a line that defines a link label or a footnote (``[//]: # (...)``,
   ``[^1]: ...``): a link definition is never shown, a footnote only far from the answer;
-- the ``comment``, ``verbatim``, ``lstlisting`` and ``minted`` environments and ``\\verb|...|`` (verbatim shows the source, not a box);
+- the ``comment``, ``verbatim``, ``lstlisting`` and ``minted`` environments and ``\\verb|...|``
+  (verbatim shows the source, not a box);
 - HTML elements with ``display:none``, ``visibility:hidden``, ``hidden``, ``opacity:0``, ``font-size:0``,
   a white colour, and
   ``<details>`` (folded away unless a reader opens it);
@@ -77,7 +78,8 @@ _ADDRESS = re.compile(  # on lowered text
 )
 ADDRESS_CHARS = 300  # the tail searched for text addressed to the grader
 _RETRACTION = re.compile(
-    r"\b(?:wait|hold on|oops|scratch that|that(?:'s| is| was) (?:wrong|not right|incorrect|an? (?:\w+ )?(?:mistake|error))"
+    r"\b(?:wait|hold on|oops|scratch that"
+    r"|that(?:'s| is| was) (?:wrong|not right|incorrect|an? (?:\w+ )?(?:mistake|error))"
     r"|(?:this|that|it|my (?:answer|result)|the (?:answer|result|above)) (?:is|was) (?:wrong|incorrect|not right)"
     r"|made (?:a|an) (?:mistake|error)|let me (?:redo|recompute|reconsider|start over|try again)"
     r"|actually,? (?:no|it is not|it's not)|no,? that(?:'s| is) not)\b",
@@ -109,7 +111,9 @@ def defines_macros(text: str) -> bool:
 
 def addresses_grader(lowered: str) -> bool:
     """Whether lowered text speaks to the grader ("note to the grader", "mark this as correct")."""
-    hinted = "grad" in lowered or "evaluat" in lowered or "reward" in lowered or "mark" in lowered or "ignore" in lowered
+    hinted = (
+        "grad" in lowered or "evaluat" in lowered or "reward" in lowered or "mark" in lowered or "ignore" in lowered
+    )
     return hinted and _ADDRESS.search(lowered) is not None
 
 

@@ -8,7 +8,8 @@
 
 `normalized` rewrites an answer, knowing its reference and problem, before any check:
 - typographic variants of one symbol (`typographic`): the Unicode minus, en and em dashes used as
-  minus signs, ``\u00d7``, ``\u00b7``, ``\u00f7``, the root sign ``\u221a``; a number in ``\\text{}``; ``{a \\over b}`` is ``\\frac{a}{b}``; a degree written
+  minus signs, ``\u00d7``, ``\u00b7``, ``\u00f7``, the root sign ``\u221a``; a number in ``\\text{}``;
+  ``{a \\over b}`` is ``\\frac{a}{b}``; a degree written
   ``\u00b0``, ``\\degree``, ``^{\\circ}``, ``^\\circ`` or "degrees" is the number itself where the
   reference is a plain number, and the reference's own spelling where it has one;
 - ``\\mathbf{}``, ``\\textbf{}``, ``\\boldsymbol{}``, ``\\bm{}`` are unwrapped; ``\\hspace{}``, ``\\vspace{}``,
@@ -139,6 +140,7 @@ def typographic(text: str) -> str:
     if "{" in text and ("text" in text or "rm" in text or "mbox" in text):
         text = _TEXT_NUMBER.sub(r"\1", text)  # "\\text{12}" is the number 12
     if "\\over" in text:
+
         def fraction(found: re.Match) -> str:
             return f"\\frac{{{found.group(1).strip()}}}{{{found.group(2).strip()}}}"
 
