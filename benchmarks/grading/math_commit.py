@@ -28,7 +28,7 @@ from benchmarks.grading.math_hidden import ADDRESS_CHARS, addresses_grader
 FINAL_CHARS = 600  # the longest final part read before the answer's first box
 ALONE_CHARS = 20  # a paragraph with fewer characters than this besides its box is the box alone
 MAX_FINAL_BOXES = 12  # more boxes than this in the final part commit to none of them
-CLAUSE_CHARS = 120  # the longest clause before a box read for a negation
+CLAUSE_CHARS = 60  # the text before a box read for its clause (a negation, a bound, a first guess, either/or)
 
 Box = tuple[int, int, int, int]  # as benchmarks.grading.math_answer's: start, content start, content end, end
 
@@ -97,50 +97,24 @@ def _may_state(text: str) -> bool:
     )
 
 
+_HINT_WORDS = frozenset(
+    "not no nor none never neither cannot impossible exclude excluded excludes rule rules ruled ruling first "
+    "initially originally guess guessed either grader graders grading evaluator reward mark ignore than least "
+    "most up might may would tempting naive naively mistake mistakes error errors".split()
+)
+_PUNCTUATION = str.maketrans({char: " " for char in '.,;:!?()[]{}$*"\n\t'})
+
+
 def _hinted(lowered: str) -> bool:
-    """Whether lowered text has a word of a negation, a first guess, an either/or (`_SET_ASIDE_HINTS`)
-    or of text addressed to the grader (`benchmarks.grading.math_hidden.addresses_grader`)."""
-    return (
-        "not" in lowered
-        or "n't" in lowered
-        or "never" in lowered
-        or "no longer" in lowered
-        or "imposs" in lowered
-        or "exclud" in lowered
-        or "rul" in lowered
-        or "\\ne" in lowered
-        or "\u2260" in lowered
-        or "first" in lowered
-        or "initially" in lowered
-        or "originally" in lowered
-        or "guess" in lowered
-        or "either" in lowered
-        or "grad" in lowered
-        or "evaluat" in lowered
-        or "reward" in lowered
-        or "mark" in lowered
-        or "ignore" in lowered
-        or "than" in lowered
-        or "at least" in lowered
-        or "at most" in lowered
-        or "up to" in lowered
-        or "might" in lowered
-        or "may" in lowered
-        or "would" in lowered
-        or "tempting" in lowered
-        or "naive" in lowered
-        or "\\le" in lowered
-        or "\\ge" in lowered
-        or "\\lt" in lowered
-        or "\\gt" in lowered
-        or "<" in lowered
-        or ">" in lowered
-        or "\u2264" in lowered
-        or "\u2265" in lowered
-        or "mistake" in lowered
-        or "error" in lowered
-        or "none" in lowered
-    )
+    """Whether lowered text has a word of a negation, a first guess, an either/or, a bound, a mistake
+    (`_SET_ASIDE_HINTS`), of text addressed to the grader, or a symbol (an apostrophe, a backslash,
+    a relation) that the full reading must look at: the gate of the common case, one word split."""
+    if (
+        "'" in lowered or "\\" in lowered or "<" in lowered or ">" in lowered or "\u2019" in lowered
+        or "\u2260" in lowered or "\u2264" in lowered or "\u2265" in lowered
+    ):  # fmt: skip
+        return True
+    return not _HINT_WORDS.isdisjoint(lowered.translate(_PUNCTUATION).split())
 
 
 def _final_start(seen: str, first: int) -> int:
@@ -216,14 +190,12 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
     floor = first - FINAL_CHARS if first > FINAL_CHARS else 0
     before, after = seen[floor:first], seen[end:]
     near = seen[first - CLAUSE_CHARS if first > CLAUSE_CHARS else 0 : first].lower()
+    closing = not after.strip(" .!\n$)")  # nothing but closing punctuation after the box (the usual)
     if (
-        "\\boxed" not in before
-        and "\\fbox" not in before
+        "box" not in before  # no other \\boxed or \\fbox
         and not _may_state(before)
-        and not _may_state(after)
         and not _hinted(near)
-        and not _hinted(after.lower())
-        and _NEGATED_AFTER.match(seen, end) is None
+        and (closing or not _may_state(after) and not _hinted(after.lower()) and not _NEGATED_AFTER.match(seen, end))
     ):
         return group, ()
     if addresses_grader(near + " " + after[:ADDRESS_CHARS].lower()):

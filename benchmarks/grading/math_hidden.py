@@ -126,7 +126,7 @@ def manipulates(text: str) -> bool:
 def reader_view(text: str) -> str | None:
     """What a reader sees of `text` (`visible`), or None when it defines macros: then what is shown
     is not what is written. One scan in the common case, which has neither."""
-    if "%" in text or "`" in text or "<" in text or ("]" in text and "]:" in text) or "~~" in text:
+    if "%" in text or "`" in text or "<" in text or ("]" in text and "]:" in text) or ("~" in text and "~~" in text):
         return None if defines_macros(text) else _blanked(text)
     if _LATEX_HINT.search(text) is None:
         return text
@@ -135,9 +135,9 @@ def reader_view(text: str) -> str | None:
 
 def _may_hide(text: str) -> bool:
     """Whether `text` has any marker of hidden markup at all (the gate of `visible`)."""
-    if "%" in text or "`" in text or "<" in text or "~~" in text or _LATEX_HINT.search(text) is not None:
+    if "%" in text or "`" in text or "<" in text or ("~" in text and "~~" in text):
         return True
-    return "]" in text and "]:" in text
+    return _LATEX_HINT.search(text) is not None or ("]" in text and "]:" in text)
 
 
 def visible(text: str) -> str:
