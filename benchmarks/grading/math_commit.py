@@ -26,6 +26,7 @@ import re
 from benchmarks.grading.math_hidden import ADDRESS_CHARS, addresses_grader
 
 FINAL_CHARS = 600  # the longest final part read before the answer's first box
+AFTER_CHARS = 2_000  # the text after the answer's box read for other answers
 ALONE_CHARS = 20  # a paragraph with fewer characters than this besides its box is the box alone
 MAX_FINAL_BOXES = 12  # more boxes than this in the final part commit to none of them
 CLAUSE_CHARS = 60  # the text before a box read for its clause (a negation, a bound, a first guess, either/or)
@@ -202,7 +203,7 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
         return None  # the text around the answer speaks to the grader: no answer
     start = _final_start(seen, first)
     single = "\\boxed" not in seen[start:first] and "\\fbox" not in seen[start:first]
-    tail = seen[start:]
+    tail = seen[start : end + AFTER_CHARS]
     lowered = tail.lower()
     if len(lowered) != len(tail):  # a character whose lower case is longer: read the text as written
         lowered = tail

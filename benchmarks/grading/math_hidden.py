@@ -48,17 +48,16 @@ _PHANTOM = re.compile(r"\\[hv]?phantom\s*\{")
 _LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]{1,80}\]:[^\n]*", re.MULTILINE)  # [//]: # (...), [^1]: ...
 _ENVIRONMENT = re.compile(r"\\begin\{(comment|verbatim\*?|lstlisting|minted)\}.*?(?:\\end\{\1\}|\Z)", re.DOTALL)
 _VERB = re.compile(r"\\verb\*?([^\sA-Za-z*])[^\n]*?(?:\1|$)", re.MULTILINE)
-_STRUCK = re.compile(r"~~[^~\n]+~~|<(del|s|strike)>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)
+_STRUCK = re.compile(r"~~[^~\n]+~~")
 _STRIKE_COMMAND = re.compile(r"\\(?:sout|st|cancel|bcancel|xcancel|xout|cancelto\s*\{[^{}]*\})\s*\{")
 _WHITE = r"(?:white|\#?fff(?:fff)?\b)"
 _HIDDEN_STYLE = (
     r"display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|opacity\s*:\s*0(?:\.0*)?(?![.\d])"
     r"|font-size\s*:\s*0(?![.\d])|(?<![-\w])color\s*:\s*" + _WHITE
 )
-_HIDDEN_ELEMENT = re.compile(
-    r"<(\w+)\b[^>]*?(?:" + _HIDDEN_STYLE + r")[^>]*>.*?(?:</\1\s*>|\Z)|<details\b.*?(?:</details\s*>|\Z)",
-    re.DOTALL | re.IGNORECASE,
-)
+_TAG = re.compile(r"<(\w+)\b([^<>]{0,300})>")  # an opening tag: each try stops at the next "<" (linear)
+_HIDDEN_ATTRIBUTES = re.compile(_HIDDEN_STYLE, re.IGNORECASE)
+_FOLDED = frozenset(("details", "del", "s", "strike"))
 _WHITE_TEXT = re.compile(r"\\color\s*\{\s*" + _WHITE + r"\s*\}|\\textcolor\s*\{\s*" + _WHITE + r"\s*\}\s*\{", re.I)
 _MACRO = re.compile(
     r"\\(?:[gex]?def|let|(?:re)?newcommand|providecommand|DeclareRobustCommand|DeclareMathOperator|catcode)(?![A-Za-z])"
@@ -147,7 +146,7 @@ def visible(text: str) -> str:
 
 def _blanked(text: str) -> str:
     chars = list(text)  # blanked in place: each span costs its own length, whatever their number
-    patterns = (_FENCE, _HTML_COMMENT, _ENVIRONMENT, _VERB, _HIDDEN_ELEMENT, _STRUCK, _IFFALSE, _INLINE_CODE, _COMMENT)
+    patterns = (_FENCE, _HTML_COMMENT, _ENVIRONMENT, _VERB, _STRUCK, _IFFALSE, _INLINE_CODE, _COMMENT)
     for pattern in (*patterns, _LINK_DEFINITION):
         current = "".join(chars)
         for found in pattern.finditer(current):
@@ -155,7 +154,24 @@ def _blanked(text: str) -> str:
     for opener in (_PHANTOM, _WHITE_TEXT, _STRIKE_COMMAND):
         for start, end in _group_spans("".join(chars), opener):
             chars[start:end] = " " * (end - start)
+    if ">" in text:
+        for start, end in _hidden_elements("".join(chars)):
+            chars[start:end] = " " * (end - start)
     return "".join(chars)
+
+
+def _hidden_elements(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each HTML element a reader does not see: hidden by its attributes, folded in
+    ``<details>`` or struck out (``<del>``, ``<s>``, ``<strike>``), to its closing tag or the end."""
+    spans, lowered, covered = [], text.lower(), 0
+    for tag in _TAG.finditer(text):
+        name = tag.group(1).lower()
+        if tag.start() < covered or not (name in _FOLDED or _HIDDEN_ATTRIBUTES.search(tag.group(2))):
+            continue
+        closing = lowered.find(f"</{name}", tag.end())
+        covered = len(text) if closing < 0 else lowered.find(">", closing) + 1 or len(text)
+        spans.append((tag.start(), covered))
+    return spans
 
 
 def retracted(tail: str) -> bool:
