@@ -8,7 +8,8 @@ The cases are the project's graded set (`benchmarks/data/graded_set.jsonl`: real
 hand-written probes, by kind), the reward-hack probe suite
 (`benchmarks/data/reward_hack_probes.jsonl`, by family) and the held-out probes
 (`benchmarks/data/reward_hack_holdout.jsonl`: the same families, written by a reader who never ran
-the grader, after it was designed), each with the verdict a careful reader gives in the lenient and
+the grader, after it was designed), grading round 3's probes and its held-out set
+(`reward_hack_probes_r3.jsonl`, `reward_hack_holdout_r3.jsonl`), each with the verdict a careful reader gives in the lenient and
 in the strict mode (`benchmarks.grading.probes`). Every case is graded by
 `benchmarks.grading.math_grader.grade_math_verdicts` as training grades it: problem and truncation flag passed,
 both modes in one pass.
@@ -16,7 +17,8 @@ both modes in one pass.
 Per family and mode: agreement (the grader's verdict is the reader's), false positives (credited
 where the reading refuses) and false negatives (refused where the reading credits). "Non-answers
 credited" counts the cases the grader must never credit that it did: the families restatement,
-side_by_side, hedge and truncation in either mode, unevaluated and approximation in strict mode.
+side_by_side, hedge, truncation and round 3's several_answers, negated, invisible and wrong_target
+in either mode, unevaluated and approximation in strict mode.
 
 The result is cached under the project's cache folder (`$HARNESS_CACHE/grader_audit/<key>.json`),
 keyed by a hash of the grader's source files, the math libraries' versions and the cases
