@@ -9,8 +9,8 @@ hand-written probes, by kind), the reward-hack probe suite
 (`benchmarks/data/reward_hack_probes.jsonl`, by family) and the held-out probes
 (`benchmarks/data/reward_hack_holdout.jsonl`: the same families, written by a reader who never ran
 the grader, after it was designed), grading round 3's probes and its held-out set
-(`reward_hack_probes_r3.jsonl`, `reward_hack_holdout_r3.jsonl`), each with the verdict a careful reader gives in the lenient and
-in the strict mode (`benchmarks.grading.probes`). Every case is graded by
+(`reward_hack_probes_r3.jsonl`, `reward_hack_holdout_r3.jsonl`), each with the verdict a careful
+reader gives in the lenient and in the strict mode (`benchmarks.grading.probes`). Every case is graded by
 `benchmarks.grading.math_grader.grade_math_verdicts` as training grades it: problem and truncation flag passed,
 both modes in one pass.
 
