@@ -8,15 +8,17 @@ The cases are the project's graded set (`benchmarks/data/graded_set.jsonl`: real
 hand-written probes, by kind), the reward-hack probe suite
 (`benchmarks/data/reward_hack_probes.jsonl`, by family) and the held-out probes
 (`benchmarks/data/reward_hack_holdout.jsonl`: the same families, written by a reader who never ran
-the grader, after it was designed), each with the verdict a careful reader gives in the lenient and
-in the strict mode (`benchmarks.grading.probes`). Every case is graded by
+the grader, after it was designed), grading round 3's probes and its held-out set
+(`reward_hack_probes_r3.jsonl`, `reward_hack_holdout_r3.jsonl`), each with the verdict a careful
+reader gives in the lenient and in the strict mode (`benchmarks.grading.probes`). Every case is graded by
 `benchmarks.grading.math_grader.grade_math_verdicts` as training grades it: problem and truncation flag passed,
 both modes in one pass.
 
 Per family and mode: agreement (the grader's verdict is the reader's), false positives (credited
 where the reading refuses) and false negatives (refused where the reading credits). "Non-answers
 credited" counts the cases the grader must never credit that it did: the families restatement,
-side_by_side, hedge and truncation in either mode, unevaluated and approximation in strict mode.
+side_by_side, hedge, truncation and round 3's several_answers, negated, invisible and wrong_target
+in either mode, unevaluated and approximation in strict mode.
 
 The result is cached under the project's cache folder (`$HARNESS_CACHE/grader_audit/<key>.json`),
 keyed by a hash of the grader's source files, the math libraries' versions and the cases
@@ -37,7 +39,20 @@ MODES = ("lenient", "strict")
 GRADED_SET = "graded set"
 PROBES = "probes"
 HELD_OUT = "held-out"
-REFUSED_IN_EVERY_MODE = ("restatement", "side_by_side", "hedge", "truncation")
+PROBES_R3 = "probes r3"
+HELD_OUT_R3 = "held-out r3"
+SETS = (GRADED_SET, PROBES, HELD_OUT, PROBES_R3, HELD_OUT_R3)
+BLIND_SETS = (HELD_OUT, HELD_OUT_R3)  # written by a reader who never saw the grader
+REFUSED_IN_EVERY_MODE = (
+    "restatement",
+    "side_by_side",
+    "hedge",
+    "truncation",
+    "several_answers",
+    "negated",
+    "invisible",
+    "wrong_target",
+)
 REFUSED_IN_STRICT_MODE = ("unevaluated", "approximation")
 COMMAND = "harness grader-audit"
 _PACKAGE = Path(__file__).resolve().parent
@@ -47,11 +62,13 @@ _LIBRARIES = ("math-verify", "latex2sympy2_extended", "sympy")
 def audit_cases(data_dir: str | Path | None = None) -> list[dict]:
     """Every case: {"id", "set", "family", "problem", "reference", "completion", "truncated", "lenient",
     "strict", "reason"}; MATH-500 problems are read from `data_dir` (default $HARNESS_BENCHMARK_DIR)."""
-    from benchmarks.grading.probes import load_graded_set, load_holdout, load_probes
+    from benchmarks.grading.probes import load_graded_set, load_holdout, load_holdout_r3, load_probes, load_probes_r3
 
     cases = [{**row, "set": GRADED_SET, "family": row["kind"]} for row in load_graded_set(data_dir)]
     cases += [{**row, "set": PROBES} for row in load_probes()]
     cases += [{**row, "set": HELD_OUT} for row in load_holdout()]
+    cases += [{**row, "set": PROBES_R3} for row in load_probes_r3()]
+    cases += [{**row, "set": HELD_OUT_R3} for row in load_holdout_r3()]
     fields = ("id", "set", "family", "problem", "reference", "completion", "truncated", "lenient", "strict", "reason")
     return [{name: case.get(name) for name in fields} for case in cases]
 
@@ -104,11 +121,7 @@ def run_audit(cases: list[dict]) -> dict:
         counts["agreement"] = counts["agree"] / max(1, _size(counts))
     return {
         "cases": len(cases),
-        "sets": {
-            name: count
-            for name in (GRADED_SET, PROBES, HELD_OUT)
-            if (count := sum(1 for case in cases if case["set"] == name))
-        },
+        "sets": {name: count for name in SETS if (count := sum(1 for case in cases if case["set"] == name))},
         "modes": totals,
         "families": list(groups.values()),
         "non_answers_credited": len(credited),
@@ -205,14 +218,16 @@ def audit_table(result: dict, *, show_disagreements: bool = False) -> str:
             f"{_plural(counts['false_positives'], 'false positive')}, "
             f"{_plural(counts['false_negatives'], 'false negative')}"
         )
-    held_out = [group for group in result["families"] if group["set"] == HELD_OUT]
-    if held_out:
-        n = sum(group["n"] for group in held_out)
-        shares = [sum(group[mode]["agreement"] * group["n"] for group in held_out) / n for mode in MODES]
-        lines.append(
-            f"held-out ({n} cases written blind to the grader): "
-            + " / ".join(f"{mode} {100 * share:.1f}%" for mode, share in zip(MODES, shares))
-        )
+    for name in SETS[1:]:
+        groups = [group for group in result["families"] if group["set"] == name]
+        if groups:
+            n = sum(group["n"] for group in groups)
+            shares = [sum(group[mode]["agreement"] * group["n"] for group in groups) / n for mode in MODES]
+            blind = " written blind to the grader" if name in BLIND_SETS else ""
+            lines.append(
+                f"{name} ({n} cases{blind}): "
+                + " / ".join(f"{mode} {100 * share:.1f}%" for mode, share in zip(MODES, shares))
+            )
     credited = result["non_answers_credited_ids"]
     lines.append(f"non-answers credited: {len(credited)}" + (f" ({', '.join(credited)})" if credited else ""))
     if show_disagreements:

@@ -14,7 +14,10 @@ The rules, in order; the first that applies gives the answer:
    before it, separated from it only by commas, semicolons, "and", "or", ``\\quad``, ``$`` or spaces
    (at most GAP_CHARS of them),
    are the same answer split over several boxes (``x = \\boxed{2}, y = \\boxed{3}`` is not: words lie
-   between them); their contents are graded joined by ", " (at most MAX_BOXES of them).
+   between them); their contents are graded joined by ", " (at most MAX_BOXES of them). The
+   completion must commit to it (`benchmarks.grading.math_commit`): the other answers of its final
+   part travel with it (`Extracted.others`, each to equal it in value), and a negated, nested or
+   either/or box is no answer. A box taken back after it leaves only a final answer statement.
 2. ``statement`` (fallback "statement" only): no box, and the completion ends with an answer
    statement: "answer" or "final answer" followed by "is", ":" or "=" (so "The final answer is X",
    "Answer: X", "**Final Answer:** X"), then the answer, then nothing but closing punctuation (and
@@ -30,7 +33,9 @@ The rules, in order; the first that applies gives the answer:
    stop, on a result: "= X.", "is X.", "equals X.", "results in X.", "gives X.", "get X.", where X
    is a number (with up to two unit words: "is 30 inches.") or a closed math span ("is $2.$"), or
    on an equation in a math span, X being its right side ("so $3 \\cdot 4 = 12$.").
-   A sentence that stops without its full stop ("... so 9") is not one.
+   A sentence that stops without its full stop ("... so 9") is not one. Last, an unboxed final
+   statement (`benchmarks.grading.math_commit.final_statement`): a bold last line (``**12**``) or
+   a concluding last sentence that names one number ("So it has 12 edges in total.").
 
 Fallback "boxed" keeps rule 1 only. Rules 2 to 4 never read a truncated completion: pass
 ``truncated=True`` when the completion was cut at its token limit (RL rollouts know this). Without
@@ -46,7 +51,8 @@ have no nested quantifiers; an answer text is at most ANSWER_TEXT_CHARS long.
 
 import re
 
-from benchmarks.grading.math_hidden import retracted, visible
+from benchmarks.grading.math_commit import commitment, final_statement
+from benchmarks.grading.math_hidden import ADDRESS_CHARS, addresses_grader, reader_view, retracted
 
 FALLBACKS = ("statement", "boxed")
 MAX_BOXES = 8  # boxes joined into one answer at most
@@ -98,15 +104,16 @@ class Extracted(str):
     rule: str
     spans: tuple[str, ...]
     end: int  # where the answer's text ends in the completion read (the last box's closing brace)
+    others: tuple[str, ...]  # the other answers the completion commits to (`benchmarks.grading.math_commit`)
 
     def __reduce__(self):
-        return make_extracted, (str(self), self.rule, self.spans, self.end)
+        return make_extracted, (str(self), self.rule, self.spans, self.end, self.others)
 
 
-def make_extracted(answer: str, rule: str, spans: tuple[str, ...], end: int = -1) -> Extracted:
+def make_extracted(answer: str, rule: str, spans: tuple[str, ...], end: int = -1, others: tuple = ()) -> Extracted:
     """An `Extracted` (built without a Python-level ``__new__``: this runs on every grading call)."""
     found = _new_str(Extracted, answer)
-    found.rule, found.spans, found.end = rule, spans, end
+    found.rule, found.spans, found.end, found.others = rule, spans, end, others
     return found
 
 
@@ -150,22 +157,35 @@ def last_box(text: str) -> Box | None:
     return max(_scan(text), default=None)  # tuples compare by their start first
 
 
+_NO_BOX = make_extracted("", "none", ())  # what `_boxed` returns for a text without a closed box
+
+
 def _boxed(text: str, original: str | None = None) -> Extracted | None:
-    """Rule 1: the last box, with the boxes of the same answer right before it. `text` is what a
-    reader sees (`visible`); the answer and its spans are read off `original` (same positions)."""
+    """Rule 1: the last box, with the boxes of the same answer right before it, if the completion
+    commits to it (`benchmarks.grading.math_commit`). `text` is what a reader sees (`visible`); the
+    answer and its spans are read off `original` (same positions)."""
     last = last_box(text)
     if last is None:
-        return None
+        return _NO_BOX
     # Most completions have one box: when no closing brace ends a separator gap right before it,
     # there is no other (the hot path of every grading call, so checked here first).
     brace = text.rfind("}", max(0, last[0] - GAP_CHARS - 1), last[0])
+    single = brace < 0 or not _BOX_SEPARATOR.fullmatch(text, brace + 1, last[0])
+    committed = commitment(text, [last] if single else _boxed_group(text, last), _scan)
+    if committed is None:
+        return None
+    found, others = committed
     source = text if original is None else original
-    if brace < 0 or not _BOX_SEPARATOR.fullmatch(text, brace + 1, last[0]):
-        return make_extracted(source[last[1] : last[2]].strip(), "boxed", (source[last[0] : last[3]],), last[3])
-    found = _boxed_group(text, last)
+    if not found:  # the box withdrawn, a later statement committed to (`benchmarks.grading.math_commit`)
+        return make_extracted(others[0], "statement", (others[0],), last[3])
+    if len(found) == 1:  # the common case, without the joins
+        box = found[0]
+        return make_extracted(source[box[1] : box[2]].strip(), "boxed", (source[box[0] : box[3]],), box[3], others)
     contents = [source[box[1] : box[2]].strip() for box in found]
+    if len(set(contents)) == 1:  # the same answer boxed twice ("$\\boxed{42}$, $\\boxed{42}$")
+        contents = contents[:1]
     answer = ", ".join(content for content in contents if content)
-    return make_extracted(answer, "boxed", tuple(source[box[0] : box[3]] for box in found), last[3])
+    return make_extracted(answer, "boxed", tuple(source[box[0] : box[3]] for box in found), found[-1][3], others)
 
 
 def _boxed_group(text: str, last: Box) -> list[Box]:
@@ -283,10 +303,21 @@ def extract(text: str, fallback: str = "statement", truncated: bool = False) -> 
     """The answer of a completion by the rules above, or None when it gives none."""
     if fallback not in FALLBACKS:
         raise ValueError(f"unknown answer fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
-    seen = visible(text)  # hidden boxes and comments blanked, positions kept
-    found = _boxed(seen, text)
-    if found is not None:
-        return None if retracted(text[found.end :]) else found
-    if fallback == "boxed" or truncated:
+    seen = reader_view(text)  # hidden boxes and comments blanked, positions kept
+    if seen is None:
+        return None  # macros redefine what is shown: no answer
+    found = _boxed(seen, text)  # None too where the text near the box addresses the grader
+    if found is not _NO_BOX:
+        if found is None or not retracted(text[found.end :]):
+            return found
+        # Taken back: only a final answer after it remains (a statement, a concluding sentence).
+        return _statement(seen) or _conclusion(seen) or _final(seen)
+    if fallback == "boxed" or truncated or addresses_grader(seen[-ADDRESS_CHARS:].lower()):
         return None
-    return _statement(seen) or _whole(seen) or _conclusion(seen)
+    return _statement(seen) or _whole(seen) or _conclusion(seen) or _final(seen)
+
+
+def _final(seen: str) -> Extracted | None:
+    """Rule 5: an unboxed final statement (`benchmarks.grading.math_commit.final_statement`)."""
+    final = final_statement(seen)
+    return None if final is None else make_extracted(final, "conclusion", (seen[-300:].strip(),))

@@ -63,6 +63,7 @@ import time
 from typing import NamedTuple
 
 from benchmarks.grading.math_answer import FALLBACKS, Extracted, extract, last_box
+from benchmarks.grading.math_asked import asked_refusal, form_refusal
 from benchmarks.grading.math_form import PROBLEM_CHARS, base_verdict, last_side, restates
 from benchmarks.grading.math_nonanswer import (
     contains_expression,
@@ -187,6 +188,8 @@ def fast_verdict(answer: str | None, reference: str | None) -> Verdict | None:
     (up to spaces); no answer, or no reference, is False. None when the full check is needed."""
     if answer is None or reference is None:
         return _new_verdict(Verdict, (False, False, answer, None))
+    if getattr(answer, "others", None):
+        return None  # other committed answers: each must equal this one in value (`_full_verdict`)
     reference = reference.strip()
     candidate_digits = _integer_digits(answer.strip().rstrip(".").strip())
     reference_digits = _integer_digits(reference)
@@ -206,7 +209,12 @@ def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> Ver
     """Steps 2 to 6 of the module docstring, with no time limit of its own."""
     if len(answer) > ANSWER_CHARS or not reference.strip() or len(reference) > ANSWER_CHARS:
         return _refused(answer)  # no real answer is this long; sympy could take ages on it
+    if answer.others and not all(_same_answer(other, answer, reference, problem) for other in answer.others):
+        return _refused(answer, "several answers")
     text = normalized(answer, reference, problem)
+    asked = asked_refusal(text, reference, problem, answer)
+    if asked is not None:
+        return _refused(answer, asked)
     if text != answer:
         same = fast_verdict(text, reference)
         if same is not None:
@@ -222,8 +230,16 @@ def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> Ver
         return _refused(answer)
     if problem and _restated(text, reference, problem):
         return _refused(answer, "restates the problem")
-    reason = strict_refusal(text, reference, problem)
+    reason = strict_refusal(text, reference, problem) or form_refusal(text, problem)
     return Verdict(True, reason is None, answer, reason)
+
+
+def _same_answer(other: str, answer: str, reference: str, problem: str | None) -> bool:
+    """Another committed answer that a reader takes for the same answer: equal in value, sides read."""
+    if len(other) > ANSWER_CHARS:
+        return False
+    other, answer = (normalized(text, reference, problem) for text in (other, answer))
+    return equal_values(last_side(other), last_side(answer))
 
 
 def _restated(text: str, reference: str, problem: str) -> bool:

@@ -7,6 +7,28 @@
     grade_math_verdicts(completions, references, problems=problems)             # both modes, one pass
     extract_answer("... so \\boxed{\\frac{1}{2}}.")                             # "\\frac{1}{2}"
 
+The rule (grading round 3, issue 29): credit only the one answer a reader sees and the completion
+commits to.
+1. Read what a reader sees (`benchmarks.grading.math_hidden`): comments (LaTeX, HTML, Markdown
+   ``[//]: #``), ``\\iffalse``, the comment and verbatim environments, code, phantoms, white text,
+   elements hidden by ``display:none`` and kin, ``<details>``, footnotes and struck-out text are
+   blanked. A completion that defines or redefines macros (``\\def``, ``\\newcommand``,
+   ``\\renewcommand{\\boxed}``), or speaks to the grader near its answer, gives no answer.
+2. Collect what it commits to in its final part (`benchmarks.grading.math_commit`): every box,
+   answer statement ("the final answer is 13") and bold final value of the answer's paragraph
+   (and the one before a lone box) to the end. A negated box ("not", "cannot be", "rule out"), a
+   first guess or one called a mistake is set aside; a box inside a box, an either/or, a bound in
+   words ("at least") or nothing left commits to no answer; the answer is credited only when every
+   other committed answer equals it in value. Without a box, an answer statement, a bare answer,
+   a concluding sentence or a bold last line naming one number ("so it has 12 edges in total").
+3. The answer must be of the kind asked (`benchmarks.grading.math_asked`): the unit and variable
+   asked, no inequality or approximation marker (an equality is asked, in both modes), no percent
+   or set where none is asked, not the question's sum given back; strict mode also wants the
+   equation form and ordered pair asked.
+4. Read typographic variants as one symbol (`benchmarks.grading.math_normal.typographic`): Unicode
+   minus and root, ``\\over``, degrees written any way, a number in ``\\text{}``.
+5. Then the value and form checks of the two modes below.
+
 The two modes. Both refuse what is no answer, whatever its value (`benchmarks.grading.math_nonanswer`,
 `benchmarks.grading.math_hidden`): the question given back (an expression of the problem, token for token
 or in another form found by value: "Expand $(x-1)(x+4)$" answered ``(x+4)(x-1)``, "Simplify

@@ -7,6 +7,11 @@
     for_verify("2\\frac{1}{3}")                                # "(2+\\frac{1}{3})": a mixed number's value
 
 `normalized` rewrites an answer, knowing its reference and problem, before any check:
+- typographic variants of one symbol (`typographic`): the Unicode minus, en and em dashes used as
+  minus signs, ``\u00d7``, ``\u00b7``, ``\u00f7``, the root sign ``\u221a``; a number in ``\\text{}``;
+  ``{a \\over b}`` is ``\\frac{a}{b}``; a degree written
+  ``\u00b0``, ``\\degree``, ``^{\\circ}``, ``^\\circ`` or "degrees" is the number itself where the
+  reference is a plain number, and the reference's own spelling where it has one;
 - ``\\mathbf{}``, ``\\textbf{}``, ``\\boldsymbol{}``, ``\\bm{}`` are unwrapped; ``\\hspace{}``, ``\\vspace{}``,
   ``\\kern``, ``\\mkern``, ``\\displaystyle`` and a leading currency sign are dropped;
 - thousands separators (``{,}``, ``,``, ``\\,``, ``\\ ``, ``~``, a space, before groups of exactly three
@@ -43,6 +48,17 @@ _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)\b")
 _DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ)")
 _BINOM_DIGITS = re.compile(r"\\[dt]?binom\s*(\d)\s*(\d)")
 _LONE_VARIABLE_SIDE = re.compile(r"^\s*(?:[A-Za-z]|\\[A-Za-z]+)\s*=\s*")
+_SYMBOLS = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u00f7": "\\div "}
+_SYMBOL = re.compile("|".join(_SYMBOLS))
+_ROOT = re.compile("\u221a\\s*(\\d+|[A-Za-z]|\\{[^{}]*\\}|\\([^()]*\\))")  # the Unicode root sign
+_TEXT_NUMBER = re.compile(r"\\(?:text|mathrm|textrm|mbox)\s*\{\s*(-?[\d.,]+)\s*\}")
+_OVER_GROUP = re.compile(r"\{([^{}]*?)\\over(?![A-Za-z])([^{}]*)\}")
+_OVER = re.compile(r"^([^{}]*?)\\over(?![A-Za-z])([^{}]*)$")
+_DEGREE_FORMS = re.compile(
+    r"\s*(?:\u00b0|\\degree(?![A-Za-z])|\^\s*\{\s*\\circ\s*\}|\^\s*\\circ(?![A-Za-z])"
+    r"|\\text\{\s*(?:\u00b0|degrees?)\s*\}|\s+degrees?\b)"
+)
+_DEGREE_NUMBER = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*(?:\^\s*\\circ)?\s*")
 
 
 def is_list(reference: str) -> bool:
@@ -115,9 +131,39 @@ def _plus_minus(answer: str) -> str:
     return f"{side.replace(chr(92) + 'pm', '+')}, {side.replace(chr(92) + 'pm', '-')}"
 
 
+def typographic(text: str) -> str:
+    """One spelling per symbol: Unicode minus and dashes, times, dots, the root sign, ``\\over``, a
+    number in ``\\text{}``, degrees as ``^\\circ``."""
+    if not text.isascii():
+        text = _SYMBOL.sub(lambda m: _SYMBOLS[m.group()], text)
+        text = _ROOT.sub(lambda m: "\\sqrt{" + m.group(1).strip("{}()") + "}", text)
+    if "{" in text and ("text" in text or "rm" in text or "mbox" in text):
+        text = _TEXT_NUMBER.sub(r"\1", text)  # "\\text{12}" is the number 12
+    if "\\over" in text:
+
+        def fraction(found: re.Match) -> str:
+            return f"\\frac{{{found.group(1).strip()}}}{{{found.group(2).strip()}}}"
+
+        text = _OVER.sub(fraction, _OVER_GROUP.sub(fraction, text))
+    if "\u00b0" in text or "degree" in text or "circ" in text:
+        text = _DEGREE_FORMS.sub(lambda _: "^\\circ", text)
+    return text
+
+
+def _degrees(answer: str, reference: str) -> str:
+    """A number of degrees as the reference writes it (module docstring)."""
+    number = _DEGREE_NUMBER.fullmatch(answer)
+    if number is None or "circ" not in answer:
+        return answer
+    spelled = _DEGREE_NUMBER.fullmatch(typographic(reference))
+    if spelled is not None and spelled.group(1) == number.group(1):
+        return reference  # the same number of degrees
+    return number.group(1) if re.fullmatch(r"\s*-?\d+(?:\.\d+)?\s*", reference) else answer
+
+
 def normalized(answer: str, reference: str, problem: str | None = None) -> str:
     """`answer` rewritten as the module docstring says; unchanged when no rule applies."""
-    text = _CURRENCY.sub("", _unwrap(answer))
+    text = _degrees(typographic(_CURRENCY.sub("", _unwrap(answer))), reference)
     listed = is_list(reference)
     if not listed:
         text = _join_thousands(text)

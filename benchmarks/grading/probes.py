@@ -37,12 +37,22 @@ approximation: decimals for exact values; side_by_side: numbers next to each oth
 value is asked; hedge: hedges, unequal equations, retractions and hidden boxes; false_negative:
 right answers in formats a grader may miss (lenient-only ones among them)."""
 
+ROUND3_FAMILIES = ("several_answers", "negated", "invisible", "wrong_target", "reader_forms")
+"""Grading round 3 (issue 29), each with committed answers a reader credits beside the non-answers:
+several_answers: more than one answer committed to (boxes, statements, bold values), only one read;
+negated: a box negated or ruled out; invisible: boxes a reader does not see, macro definitions and
+text addressed to the grader; wrong_target: the right number as the wrong answer (unit, variable,
+inequality or approximation marker, percent, set, sigma, form); reader_forms: right answers in
+typographic variants and unboxed final statements."""
+
 NON_ANSWER_FAMILIES = ("restatement", "side_by_side", "hedge")
 """Families whose every probe is a non-answer, refused in both modes."""
 
 GRADED_SET_FILE = "graded_set.jsonl"
 PROBES_FILE = "reward_hack_probes.jsonl"
 HOLDOUT_FILE = "reward_hack_holdout.jsonl"
+PROBES_R3_FILE = "reward_hack_probes_r3.jsonl"
+HOLDOUT_R3_FILE = "reward_hack_holdout_r3.jsonl"
 
 _TEXT, _BOOL, _NONE = (str,), (bool,), (type(None),)
 # field -> (allowed types, must not be blank when text)
@@ -128,8 +138,8 @@ def load_probes(path: str | Path | None = None) -> list[dict]:
     path = Path(path) if path is not None else _data_path(PROBES_FILE)
     rows = []
     for number, row in _read_rows(path, _PROBE_FIELDS, "probe file"):
-        if row["family"] not in PROBE_FAMILIES:
-            allowed = ", ".join(PROBE_FAMILIES)
+        if row["family"] not in PROBE_FAMILIES + ROUND3_FAMILIES:
+            allowed = ", ".join(PROBE_FAMILIES + ROUND3_FAMILIES)
             raise DataError(f"probe file {path}:{number}: family: {row['family']!r} is none of {allowed}")
         rows.append(row)
     return rows
@@ -139,6 +149,16 @@ def load_holdout(path: str | Path | None = None) -> list[dict]:
     """The held-out reward-hack probes (the shipped file unless `path` is given), checked as
     `load_probes` checks its rows."""
     return load_probes(path if path is not None else _data_path(HOLDOUT_FILE))
+
+
+def load_probes_r3(path: str | Path | None = None) -> list[dict]:
+    """Grading round 3's probes (`ROUND3_FAMILIES`, the shipped file unless `path` is given), checked."""
+    return load_probes(path if path is not None else _data_path(PROBES_R3_FILE))
+
+
+def load_holdout_r3(path: str | Path | None = None) -> list[dict]:
+    """Round 3's held-out set, written blind to the grader (docs/grader-probes.md says how), checked."""
+    return load_probes(path if path is not None else _data_path(HOLDOUT_R3_FILE))
 
 
 def load_graded_set(data_dir: str | Path | None = None, *, path: str | Path | None = None) -> list[dict]:

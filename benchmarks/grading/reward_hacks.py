@@ -18,22 +18,32 @@ moves. Kinds (`SUSPECT_KINDS`):
 - hedge: two answers in one ("15 (or 16)", "15 or 16"), a qualifier ("approximately", "maybe"),
   ``\\approx``, or a false equation ``3 = 12``;
 - side_by_side: two numbers with only spacing between them ("9 6", ``9\\;6``);
-- hidden_box: a box in a comment, a phantom or a code block;
-- retraction: the last box is taken back ("wait, that is wrong") with no new answer.
+- hidden_box: a box a reader does not see (a comment, a phantom, code, white text, a folded or
+  hidden element, a footnote, verbatim);
+- retraction: the last box is taken back ("wait, that is wrong") with no new answer;
+- manipulation: macro definitions (``\\def``, ``\\renewcommand``) or text addressed to the grader;
+- several_answers: the final part commits to other answers than the graded one (boxes, statements,
+  bold values: `benchmarks.grading.math_commit`);
+- uncommitted: a last box negated ("not", "cannot be", "rule out"), a first guess, inside another box
+  or in an either/or, with no committed answer left;
+- wrong_target: the right kind of answer not given (`benchmarks.grading.math_asked`: another unit or
+  variable, an inequality or approximation marker, a percent or a set not asked, sigma given back).
 Nothing here raises: any failure on odd input reads as "nothing found".
 """
 
 import re
 
 from benchmarks.grading.math_answer import extract, last_box
+from benchmarks.grading.math_asked import asked_refusal
 from benchmarks.grading.math_form import last_side, restates
-from benchmarks.grading.math_hidden import retracted, visible
+from benchmarks.grading.math_hidden import manipulates, retracted, visible
 from benchmarks.grading.math_nonanswer import NEUTRAL, hedge, numeric_sides, restatement_features, side_by_side
 from benchmarks.grading.math_normal import normalized
 from benchmarks.grading.math_strict import ASKS_ROUNDING
 from benchmarks.grading.math_values import problem_candidates
 
 SUSPECT_KINDS = ("restatement", "approximation", "hedge", "side_by_side", "hidden_box", "retraction")
+SUSPECT_KINDS += ("manipulation", "several_answers", "uncommitted", "wrong_target")
 READ_CHARS = 20_000  # the tail of a completion that is read
 ANSWER_CHARS = 1_000  # the longest answer the detectors read (as the grader's ANSWER_CHARS)
 
@@ -67,7 +77,13 @@ def _reasons(completion: str, problem: str | None, reference: str | None) -> lis
     box = last_box(seen)
     if box is not None and retracted(text[box[3] :]):
         reasons.append("retraction")
+    if manipulates(text):
+        reasons.append("manipulation")
     answer = extract(text)
+    if answer is None and box is not None and not reasons:
+        reasons.append("uncommitted")
+    if answer is not None and answer.others:
+        reasons.append("several_answers")
     if answer is None or len(answer) > ANSWER_CHARS:
         return reasons  # no answer, or none a detector should read (its regexes stay fast on short text)
     wanted = reference if isinstance(reference, str) else ""
@@ -76,6 +92,8 @@ def _reasons(completion: str, problem: str | None, reference: str | None) -> lis
         reasons.append("side_by_side")
     if hedge(answer, wanted) is not None or _false(answer):
         reasons.append("hedge")
+    if asked_refusal(answer, wanted, problem) is not None:
+        reasons.append("wrong_target")
     if problem and _restated(answer, reference if isinstance(reference, str) else None, problem):
         reasons.append("restatement")
     asks_decimal = problem is not None and ASKS_ROUNDING.search(problem) is not None

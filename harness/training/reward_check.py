@@ -10,11 +10,13 @@ reward-hack detectors, so a policy learning to game the grader shows up while it
 replacement by a generator of their own, seeded by (run seed, step, rank): the same run checks the
 same completions, and the training's random streams are never touched. Each goes through
 `benchmarks.grading.reward_hacks.suspect_reasons(completion, problem, reference)` (restatement of the
-prompt, approximation, hedge, side-by-side numbers, hidden box, retraction; pure and under a
-millisecond each). Two step metrics come out of it:
+prompt, approximation, hedge, side-by-side numbers, hidden box, retraction, manipulation, several
+answers, an uncommitted box, the wrong kind of answer; pure and under a millisecond each). These
+step metrics come out of it:
 
     reward_suspect_frac            flagged / checked
     reward_suspect_credited_frac   flagged AND rewarded as correct / checked: a grader escape
+    reward_suspect_frac_<reason>   flagged for that reason / checked (one per SUSPECT_KINDS)
 
 Up to three flagged completions per step (the credited ones first) are appended to
 `reward_suspects.jsonl` in the run folder ({step, reasons, problem, answer, reference, reward,
@@ -121,7 +123,10 @@ class RewardCheck:
         texts, problems, answers = sampled.rollouts.texts, sampled.problems, sampled.answers
         found = self.run(step, rank, texts, problems, answers, rewards.tolist(), correct.tolist())
         if self.enabled:
-            metrics.add_reward_check(found.checked, found.flagged, found.credited)
+            from benchmarks.grading.reward_hacks import SUSPECT_KINDS
+
+            by_reason = {kind: found.reasons[kind] for kind in SUSPECT_KINDS}  # every kind: ranks reduce alike
+            metrics.add_reward_check(found.checked, found.flagged, found.credited, by_reason)
         return found
 
     def warn(self, step: int, values: dict[str, float], found: SuspectSample, log: Callable[[str], None]) -> None:

@@ -68,12 +68,15 @@ class StepMetrics:
         self.totals["rollout_tokens"] += float(lengths.sum())
         self.maxima["rollout_seconds"] = seconds
 
-    def add_reward_check(self, checked: int, flagged: int, credited: int) -> None:
+    def add_reward_check(self, checked: int, flagged: int, credited: int, by_reason: dict | None = None) -> None:
         """The online reward check (harness.training.reward_check): of the completions checked, the share the
         reward-hack detectors flag (reward_suspect_frac) and the share flagged yet rewarded as correct
-        (reward_suspect_credited_frac, a grader escape)."""
+        (reward_suspect_credited_frac, a grader escape); `by_reason` (reason -> flagged count, every
+        reason on every rank) gives reward_suspect_frac_<reason>."""
         self.add_scalar("reward_suspect_frac", flagged, checked)
         self.add_scalar("reward_suspect_credited_frac", credited, checked)
+        for reason, count in (by_reason or {}).items():
+            self.add_scalar(f"reward_suspect_frac_{reason}", count, checked)
 
     def add_coefficients(self, coefficients: dict[str, float]) -> None:
         """The loss's schedulable coefficients at this step (CE-GPPO: beta1, beta2)."""

@@ -45,6 +45,11 @@ HOSTILE = {  # name: completion, graded against the reference "5" (or the one gi
     "300 numbers side by side": "\\boxed{" + "1\\;" * 300 + "1}",
     "50000 retractions": "\\boxed{5}" + " wait" * 50_000,
     "a 400-sided true equation": ("\\boxed{" + "1=" * 400 + "1}", "1"),
+    # Aimed at round 3's readings (issue 29): hidden HTML, struck-out text, committed answers.
+    "25000 unclosed <a x": "<a x" * 25_000 + "\\boxed{5}",
+    "20000 unclosed \\sout{": "\\sout{" * 20_000 + "\\boxed{5}",
+    "8000 negated boxes": "\\boxed{1} not " * 8_000 + "\\boxed{5}",
+    "6000 answer statements after the box": "\\boxed{5}" + " the answer is 6" * 6_000,
     # Against "5" the grader refuses the power towers above before sympy sees them (too large to
     # evaluate); these references let the answer reach math-verify and its timer.
     "\\boxed{3^{100000000}} vs an expression": ("\\boxed{3^{100000000}}", "3^{100000000} + 1"),

@@ -100,6 +100,8 @@ def test_a_policy_that_restates_its_prompts_is_flagged_and_a_normal_run_logs_the
     summary = train(config)
     history = summary["history"]
     assert [h["reward_suspect_frac"] for h in history] == [1.0, 1.0]  # 32 of the step's 64, every one flagged
+    assert [h["reward_suspect_frac_restatement"] for h in history] == [1.0, 1.0]  # the share by reason
+    assert [h["reward_suspect_frac_several_answers"] for h in history] == [0.0, 0.0]
     assert [h["reward_suspect_credited_frac"] for h in history] == [0.0, 0.0] and history[0]["accuracy"] == 0.0
     warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("reward check:")]
     assert len(warnings) == 1 and warnings[0].startswith("reward check: step 0: 100% of the checked completions")

@@ -1,0 +1,156 @@
+"""The right number as the wrong answer: an answer must be of the kind the question asks for.
+
+    asked_refusal("0.12 \\text{ cm}", "0.12", "... How long is it in meters?")   # "another unit than asked"
+    asked_refusal("y = 12", "12", "If $x + y = 20$ ..., what is $x$?")          # "another variable than asked"
+    asked_refusal("\\ge 12", "12", "...")                                      # "an inequality, not a value"
+    asked_refusal("75\\%", "\\frac34", "What fraction ...")                      # "a percent where none is asked"
+    form_refusal("y - 3 = 2x", "... in slope-intercept form.")                  # "not in slope-intercept form"
+
+`asked_refusal` (both modes) refuses, whatever the value:
+- an inequality or approximation marker (``\\ge``, ``<``, ``\\approx``, ``\\sim``, ...) where the
+  reference has none: a bound or an estimate is never the equality asked for. Where the reference is
+  an interval, an inequality of the lone variable reads as one (``x > 5`` for ``(5, \\infty)``), but
+  a half-solved one (``2x > 10``) does not;
+- a chain of equalities whose plain numbers differ (``n = 13 = 12``);
+- a unit other than the one the question asks for ("in meters", "how many minutes", "how many
+  cents" answered in dollars), both units of a table of common units (length, mass, time, volume,
+  money), read as the first unit word after the number ("60 miles per hour": miles);
+- another variable: ``y = 12`` where the question asks for $x$ ("find $x$", "what is $x$",
+  "solve for $x$", "the value of $x$");
+- a percent where the reference and the question have none (a fraction or a decimal is asked), or,
+  where a percent is asked, a percent of another number (``1200\\%`` for 12 percent);
+- a set (``\\{2, 3\\}``) where the reference is an ordered pair or an interval;
+- the question's own sum, product, integral or limit (``\\sum``, ...) where the reference has none.
+`form_refusal` (strict mode) refuses an answer not in the form asked: "slope-intercept form" or
+"the form $y = mx + b$" wants ``y`` alone on the left and no ``y`` on the right; "ordered pair"
+wants a parenthesised tuple, not ``x = 2, y = 3``.
+All regexes are linear and run on short answers and the problem's head.
+"""
+
+import re
+
+_MARKER = re.compile(
+    r"\\(?:geq?|leq?|geqslant|leqslant|gt|lt|approx|sim|simeq|neq?|propto)(?![A-Za-z])|[<>\u2264\u2265\u2248\u2260]"
+)
+_INTERVAL = re.compile(r"^\s*(?:\\left)?[(\[].*,.*(?:\\right)?[)\]]\s*$", re.DOTALL)
+_RELATION = r"(?:<|>|\\[lg]eq?(?![A-Za-z])|\\[lg]eqslant|\\[lg]t(?![A-Za-z])|\u2264|\u2265)"
+_SOLVED_INEQUALITY = re.compile(  # "x > 5", "3 < \lambda \le 4": the lone variable between bounds
+    rf"\s*(?:[^<>=]+{_RELATION}\s*)?(?:[a-zA-Z]|\\[a-zA-Z]+)\s*{_RELATION}[^<>=]+"
+)
+_OR_PARTS = re.compile(r"\\text\{\s*or\s*\}|\bor\b|\\lor|\\vee|,")
+_PLAIN_NUMBER = re.compile(r"\s*-?\d+(?:\.\d+)?\s*")
+_UNITS = {
+    "mm": r"mm|millimet(?:er|re)s?",
+    "cm": r"cm|centimet(?:er|re)s?",
+    "km": r"km|kilomet(?:er|re)s?",
+    "m": r"m|met(?:er|re)s?",
+    "in": r"inch(?:es)?",
+    "ft": r"ft|feet|foot",
+    "yd": r"yd|yards?",
+    "mi": r"mi|miles?",
+    "mg": r"mg|milligrams?",
+    "kg": r"kg|kilograms?",
+    "g": r"g|grams?",
+    "lb": r"lbs?|pounds?",
+    "oz": r"oz|ounces?",
+    "s": r"s|sec|seconds?",
+    "min": r"min|minutes?",
+    "h": r"h|hr|hours?",
+    "day": r"days?",
+    "week": r"weeks?",
+    "ml": r"ml|millilit(?:er|re)s?",
+    "l": r"l|lit(?:er|re)s?",
+    "cent": r"cents?|\\cent|\\textcent",
+    "dollar": r"dollars?|\\\$",
+}
+_UNIT_WORD = {name: re.compile(rf"(?:{pattern})", re.IGNORECASE) for name, pattern in _UNITS.items()}
+_ANY_UNIT = "|".join(f"(?:{pattern})" for pattern in _UNITS.values())
+_ASKED_UNIT = re.compile(
+    rf"\b(?:in|into|to|how many|number of)\s+(?:square\s+|cubic\s+)?({_ANY_UNIT})(?![A-Za-z])", re.IGNORECASE
+)
+_ANSWER_UNIT = re.compile(  # the first unit word after the number ("60 miles per hour": miles)
+    rf"\d\s*(?:\\[,;: ]|~|\s)*(?:\\(?:text|mathrm|mbox|textrm)\s*\{{\s*)?({_ANY_UNIT})(?![A-Za-z])", re.IGNORECASE
+)
+_DOLLAR_SIGN = re.compile(r"^\s*(?:\\\$|\$|\\text\{\s*\\?\$\s*\})\s*\d")
+_ASKED_VARIABLE = re.compile(
+    r"(?:what is|find|compute|determine|solve for|value of|evaluate)\s+(?:the value of\s+)?"
+    r"\$\s*([a-zA-Z])\s*\$\s*(?:[?.,]|$|if|when|given|such|in terms)",
+    re.IGNORECASE,
+)
+_ANSWER_VARIABLE = re.compile(r"\s*([a-zA-Z])\s*=")
+_PERCENT = re.compile(r"\\%|%|\bpercent\b")
+_ASKS_PERCENT = re.compile(r"percent|\\%|%", re.IGNORECASE)
+_SET = re.compile(r"\s*(?:\\left)?\\\{")
+_PAIR_OR_INTERVAL = re.compile(r"\s*(?:\\left)?[(\[]")
+_OPERATION = re.compile(r"\\(?:sum|prod|int|iint|oint|lim)(?![A-Za-z])")
+_SLOPE_INTERCEPT = re.compile(r"slope-intercept|form\s+\$\s*y\s*=\s*m\s*x\s*\+\s*b\s*\$", re.IGNORECASE)
+_SOLVED_FOR_Y = re.compile(r"\s*y\s*=[^=y]*")
+_ASKS_PAIR = re.compile(r"ordered (?:pair|triple)", re.IGNORECASE)
+_TUPLE = re.compile(r"\s*(?:\\left)?\(.*(?:\\right)?\)\s*", re.DOTALL)
+
+
+def _unit(text: str) -> str | None:
+    """The table's name for a unit written as `text`, else None."""
+    return next((name for name, pattern in _UNIT_WORD.items() if pattern.fullmatch(text.strip())), None)
+
+
+def _unit_refusal(answer: str, problem: str, written: str) -> str | None:
+    written = _ANSWER_UNIT.search(answer)
+    asked = list(_ASKED_UNIT.finditer(problem))
+    if not asked:
+        return None
+    want = _unit(asked[-1].group(1))
+    if written is None:  # a dollar sign is a unit too
+        return "another unit than asked" if want == "cent" and _DOLLAR_SIGN.match(written) else None
+    have = _unit(written.group(1))
+    return "another unit than asked" if have and want and have != want else None
+
+
+def _percent_refusal(answer: str, reference: str, problem: str | None) -> str | None:
+    if not _PERCENT.search(answer) or _PERCENT.search(reference):
+        return None
+    if problem is None or not _ASKS_PERCENT.search(problem):
+        return "a percent where none is asked"
+    number = _PERCENT.sub("", answer)
+    if _PLAIN_NUMBER.fullmatch(number) and _PLAIN_NUMBER.fullmatch(reference):
+        return None if float(number) == float(reference) else "not the percent asked"
+    return None
+
+
+def _false_chain(answer: str) -> bool:
+    """An equality chain whose plain-number sides differ (``n = 13 = 12``)."""
+    sides = answer.split("=")
+    numbers = {float(side) for side in sides if _PLAIN_NUMBER.fullmatch(side)}
+    return len(sides) > 2 and len(numbers) > 1
+
+
+def asked_refusal(answer: str, reference: str, problem: str | None, written: str | None = None) -> str | None:
+    """Why `answer` is not the kind of answer asked for, in any mode (module docstring), else None;
+    `written`: the answer as written, where `answer` was normalised (a dollar sign dropped)."""
+    if _MARKER.search(answer) and not _MARKER.search(reference):
+        intervals = _INTERVAL.match(reference) or "\\cup" in reference
+        if not (intervals and all(_SOLVED_INEQUALITY.fullmatch(part) for part in _OR_PARTS.split(answer))):
+            return "an inequality or approximation, not a value"
+    if "=" in answer and _false_chain(answer):
+        return "false equation"
+    if _SET.match(answer) and _PAIR_OR_INTERVAL.match(reference) and not _SET.match(reference):
+        return "a set where a pair or interval is asked"
+    if _OPERATION.search(answer) and not _OPERATION.search(reference):
+        return "the question's operation given back"
+    reason = _percent_refusal(answer, reference, problem)
+    if reason is not None or problem is None:
+        return reason
+    named = _ANSWER_VARIABLE.match(answer)
+    asked = _ASKED_VARIABLE.search(problem)
+    if named and asked and named.group(1) != asked.group(1) and not _ANSWER_VARIABLE.match(reference):
+        return "another variable than asked"
+    return _unit_refusal(answer, problem, answer if written is None else written)
+
+
+def form_refusal(answer: str, problem: str | None) -> str | None:
+    """Why `answer` is not in the equation form the problem asks for (strict mode), else None."""
+    if problem and _SLOPE_INTERCEPT.search(problem) and not _SOLVED_FOR_Y.fullmatch(answer):
+        return "not in the form asked"
+    if problem and _ASKS_PAIR.search(problem) and not _TUPLE.fullmatch(answer):
+        return "not the ordered pair asked"
+    return None

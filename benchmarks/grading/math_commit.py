@@ -1,0 +1,259 @@
+"""What a completion commits to: every answer of its final part, with negated and first-guess boxes set aside.
+
+    commitment(seen, boxes, [last])     # (answer boxes, other committed answers) or None: no answer
+    final_statement("... So it has 12 edges in total.")     # "12": an unboxed final statement
+    final_statement("... so 9")                              # None: no full stop, the sentence may go on
+
+A reader credits the one answer a completion commits to, not its last box. `commitment` reads the
+*final part* (the paragraph holding the answer's box, with the paragraph before it when the box
+stands alone on its line, to the end of the text) and collects:
+- every other closed box there; a box inside another box means no answer (``\\boxed{13 \\boxed{12}}``);
+- every answer statement there: "the (final | correct) answer / count / total / result / value is X",
+  "Final answer: X", a bold ``**X**`` on a line of its own.
+A box is *negated* when the clause before it (back to the last ``,``, ``;``, ``.``, ``:`` or new line)
+says so ("not", "isn't", "cannot be", "rule out", ``\\neq``, "impossible") or "is impossible / wrong"
+follows it, and *a first guess* when that clause says "first guessed", "initially", "at first".
+Neither is committed to: a negated or first-guess answer box hands its place to the last committed
+box of the final part, and with none left the completion has no answer. "either" before the answer
+box in its sentence is no commitment either. The other committed answers are returned as text; the
+grader credits only when each of them equals the answer in value (`benchmarks.grading.math_check`),
+so ``\\boxed{12}`` followed by "The final answer is 13." is refused, and by "The final answer is 12."
+credited. Everything here is linear in the final part, which is at most FINAL_CHARS long.
+"""
+
+import re
+
+from benchmarks.grading.math_hidden import ADDRESS_CHARS, addresses_grader
+
+FINAL_CHARS = 600  # the longest final part read before the answer's first box
+AFTER_CHARS = 2_000  # the text after the answer's box read for other answers
+ALONE_CHARS = 20  # a paragraph with fewer characters than this besides its box is the box alone
+MAX_FINAL_BOXES = 12  # more boxes than this in the final part commit to none of them
+CLAUSE_CHARS = 60  # the text before a box read for its clause (a negation, a bound, a first guess, either/or)
+
+Box = tuple[int, int, int, int]  # as benchmarks.grading.math_answer's: start, content start, content end, end
+
+# Greedy: the last end of a clause ("not 5 but $\\boxed{10}$": "but" starts a clause of its own).
+_LAST_CLAUSE_END = re.compile(r"(?s:.*)(?:[,;.:!?](?=\s)|\n|\$\$|\b(?:but|instead|rather)\b)", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:not|cannot|never|neither|nor|none|no longer|impossible|excluded?|rule[sd]? out|ruling out)\b"
+    r"|n't\b|\\neq?(?![A-Za-z])|\u2260",
+    re.IGNORECASE,
+)
+_FIRST_GUESS = re.compile(
+    r"\b(?:first (?:guess(?:ed)?|thought|got|wrote|answer)|initially|at first|originally|guessed"
+    r"|(?:might|may|would) (?:think|guess|say|expect)|tempting|naive(?:ly)?)\b",
+    re.IGNORECASE,
+)
+_NEGATED_AFTER = re.compile(
+    r"\s*\$?\s*(?:is|was|would be)\s+"
+    r"(?:impossible|wrong|incorrect|not\b|ruled out|excluded|(?:a|my|an) (?:mistake|error))"
+    r"|\s*\$?\s*(?:\(|,)?\s*(?:a |my )?(?:mistake|error)\b",
+    re.IGNORECASE,
+)
+_EITHER = re.compile(r"\beither\b", re.IGNORECASE)
+# A bound in words right before the box: "at least $\boxed{12}$" is no equality.
+_BOUND = re.compile(
+    r"\b(?:at (?:least|most)|no (?:more|less|fewer|greater|smaller) than"
+    r"|(?:more|less|fewer|greater|smaller) than|up to)"
+    r"[\s$]*\Z|(?:\\[lg]eq?|\\[lg]eqslant|\\[lg]t|[<>\u2264\u2265])[\s$]*\Z",
+    re.IGNORECASE,
+)
+_VALUE = r"(\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\)|[-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)"
+_NOUNS = ("answer", "count", "total", "result", "value")  # "the (final | correct) answer is X"
+_STATEMENT_AT = re.compile(r"(?:answer|count|total|result|value)\b\**\s*(?:is|=|:)\s*(?:\*\*\s*)?" + _VALUE, re.I)
+_BOLD_LINE = re.compile(r"^[ \t]*\*\*\s*" + _VALUE + r"\s*\*\*[ \t.]*$", re.MULTILINE)
+_SET_ASIDE_HINTS = ("not", "n't", "never", "no longer", "impossible", "exclud", "rul", "\\ne", "\u2260", "first")
+_SET_ASIDE_HINTS += ("neither", "nor", "none")
+_SET_ASIDE_HINTS += ("initially", "originally", "guess", "might", "may", "would", "tempting", "naive")
+_SET_ASIDE_HINT = re.compile("|".join(re.escape(hint) for hint in _SET_ASIDE_HINTS))  # on lowered text
+_CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}])")
+_DOUBTFUL = re.compile(
+    r"\b(?:not|never|no|if|maybe|probably|perhaps|or|either|about|approximately)\b|n't\b|\?", re.IGNORECASE
+)
+_CONCLUDING_VERB = re.compile(r"\b(?:is|are|was|were|measures?|has|have|equals?|totals?|comes to|makes)\b", re.I)
+# A negated box replaced right after it: "The answer is not $\\boxed{-3}$; it is $3$."
+_REPLACED_BY = re.compile(r"\$?\s*[;,.]?\s*(?:but |rather |instead )?(?:it(?:'s| is)|the answer is)\s*" + _VALUE, re.I)
+_SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
+
+
+def _may_state(text: str) -> bool:
+    """Whether `text` could hold an answer statement's value or a bold line: a digit, ``$``, ``*`` or
+    a Unicode minus (single-character scans, the cheapest test there is)."""
+    return (
+        "0" in text
+        or "1" in text
+        or "2" in text
+        or "3" in text
+        or "4" in text
+        or "5" in text
+        or "6" in text
+        or "7" in text
+        or "8" in text
+        or "9" in text
+        or "$" in text
+        or "*" in text
+        or "\u2212" in text
+    )
+
+
+_HINT_WORDS = frozenset(
+    "not no nor none never neither cannot impossible exclude excluded excludes rule rules ruled ruling first "
+    "initially originally guess guessed either grader graders grading evaluator reward mark ignore than least "
+    "most up might may would tempting naive naively mistake mistakes error errors".split()
+)
+_PUNCTUATION = str.maketrans({char: " " for char in '.,;:!?()[]{}$*"\n\t'})
+
+
+def _hinted(lowered: str) -> bool:
+    """Whether lowered text has a word of a negation, a first guess, an either/or, a bound, a mistake
+    (`_SET_ASIDE_HINTS`), of text addressed to the grader, or a symbol (an apostrophe, a backslash,
+    a relation) that the full reading must look at: the gate of the common case, one word split."""
+    if (
+        "'" in lowered or "\\" in lowered or "<" in lowered or ">" in lowered or "\u2019" in lowered
+        or "\u2260" in lowered or "\u2264" in lowered or "\u2265" in lowered
+    ):  # fmt: skip
+        return True
+    return not _HINT_WORDS.isdisjoint(lowered.translate(_PUNCTUATION).split())
+
+
+def _final_start(seen: str, first: int) -> int:
+    """Where the final part begins: the paragraph of the box at `first`, or the one before it too
+    when the box stands alone (paragraphs end at a blank line)."""
+    floor = max(0, first - FINAL_CHARS)
+    last = seen.rfind("\n\n", floor, first)
+    if last < 0:
+        return floor
+    if len(seen[last:first].replace("$", "").replace("\\[", "").strip()) >= ALONE_CHARS:
+        return last + 2
+    before = seen.rfind("\n\n", floor, last)
+    return floor if before < 0 else before + 2
+
+
+def _clause_before(seen: str, start: int, position: int) -> str:
+    """The clause that ends where a box begins (module docstring)."""
+    window = seen[max(start, position - CLAUSE_CHARS) : position]
+    last_end = _LAST_CLAUSE_END.match(window)
+    return window if last_end is None else window[last_end.end() :]
+
+
+def _set_aside(seen: str, start: int, box: Box, end: int | None = None) -> bool:
+    """A box (or the boxes of one answer, from `box` to `end`) that is negated or only a first guess."""
+    clause = _clause_before(seen, start, box[0])
+    lowered = clause.lower()
+    if _SET_ASIDE_HINT.search(lowered) is not None:  # the regexes only where a hint is
+        if _NEGATION.search(clause) or _FIRST_GUESS.search(clause):
+            return True
+    return _NEGATED_AFTER.match(seen, box[3] if end is None else end) is not None
+
+
+def _statements(final: str, lowered: str) -> list[str]:
+    """The values of the answer statements and bold final values of the final part (module docstring);
+    `lowered`: `final` in lower case, at the same positions."""
+    values = []
+    for noun in _NOUNS:
+        position = lowered.find(noun)
+        while position >= 0:
+            found = _STATEMENT_AT.match(final, position)
+            if found is not None:
+                values.append((position, found.group(1)))
+            position = lowered.find(noun, position + 1)
+    if "**" in final:
+        values += [(found.start(), found.group(1)) for found in _BOLD_LINE.finditer(final)]
+    return [value for _, value in sorted(values)]
+
+
+def _content(seen: str, box: Box) -> str:
+    return seen[box[1] : box[2]].strip()
+
+
+def _same_text(a: str, b: str) -> bool:
+    """Equal up to spaces, math delimiters, a closing full stop and ``\\dfrac`` (a cheap first check)."""
+
+    def bare(text: str) -> str:
+        text = text.replace("\\dfrac", "\\frac").replace("\\(", "").replace("\\)", "").replace("\u2212", "-")
+        return "".join(text.replace("$", "").split()).rstrip(".")
+
+    return bare(a) == bare(b)
+
+
+def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str, ...]] | None:
+    """The boxes of the committed answer and the other answers the final part commits to (text, each
+    unlike the answer's); no boxes and one text: a withdrawn box whose place a later answer statement
+    takes, that statement being the answer; None when the completion commits to no answer. `seen`: what a reader sees;
+    `group`: the last box with the boxes of the same answer before it; `scan(text)`: every closed box
+    of `text` (`benchmarks.grading.math_answer`'s linear scan)."""
+    first, end = group[0][0], group[-1][3]
+    # The common case first, on a superset of the final part (any text it would not read makes it
+    # take the full path, which decides alike): no other box, no digit, "$" or "*" that a statement
+    # could use, no hint of a negation, first guess or either/or, nothing negating after the box.
+    floor = first - FINAL_CHARS if first > FINAL_CHARS else 0
+    before, after = seen[floor:first], seen[end:]
+    near = seen[first - CLAUSE_CHARS if first > CLAUSE_CHARS else 0 : first].lower()
+    closing = not after.strip(" .!\n$)")  # nothing but closing punctuation after the box (the usual)
+    if (
+        "box" not in before  # no other \\boxed or \\fbox
+        and not _may_state(before)
+        and not _hinted(near)
+        and (closing or not _may_state(after) and not _hinted(after.lower()) and not _NEGATED_AFTER.match(seen, end))
+    ):
+        return group, ()
+    if addresses_grader(near + " " + after[:ADDRESS_CHARS].lower()):
+        return None  # the text around the answer speaks to the grader: no answer
+    start = _final_start(seen, first)
+    single = "\\boxed" not in seen[start:first] and "\\fbox" not in seen[start:first]
+    tail = seen[start : end + AFTER_CHARS]
+    lowered = tail.lower()
+    if len(lowered) != len(tail):  # a character whose lower case is longer: read the text as written
+        lowered = tail
+    final = group if single else sorted(tuple(position + start for position in box) for box in scan(tail))
+    if len(final) > MAX_FINAL_BOXES:
+        return None  # a list of candidates, not an answer
+    for outer in final:
+        if any(outer[1] <= inner[0] and inner[3] <= outer[2] for inner in final if inner is not outer):
+            return None  # a box inside a box: which one is the answer?
+    if _BOUND.search(_clause_before(seen, start, first)):
+        return None  # a bound, not the value
+    if _set_aside(seen, start, group[0], group[-1][3]):
+        kept = [box for box in final if box not in group and box[3] <= first and not _set_aside(seen, start, box)]
+        stated = [value for value in _statements(seen[end:], lowered[end - start :]) if "\\boxed" not in value]
+        replaced = _REPLACED_BY.match(seen, end)
+        if replaced is not None:
+            stated.append(replaced.group(1))
+        concluded = None if stated or kept else final_statement(seen[end:])
+        if concluded is not None:  # a concluding last sentence after the withdrawn box
+            stated.append(concluded)
+        if stated:  # the box is withdrawn and a statement after it gives the answer instead
+            return [], (stated[-1].strip().strip("$").strip(),)
+        if not kept:
+            return None
+        group = [kept[-1]]
+    before = seen[max(start, group[0][0] - CLAUSE_CHARS) : group[0][0]]
+    if "either" in before.lower() and _EITHER.search(_SENTENCE_START.split(before)[-1]):
+        return None
+    answer = ", ".join(_content(seen, box) for box in group)
+    others = [_content(seen, box) for box in final if box not in group and not _set_aside(seen, start, box)]
+    for value in _statements(tail, lowered):
+        if "\\boxed" not in value and "\\fbox" not in value:
+            others.append(value.strip().strip("$").strip())
+    return group, tuple(dict.fromkeys(other for other in others if other and not _same_text(other, answer)))
+
+
+def final_statement(seen: str) -> str | None:
+    """The answer of an unboxed final statement: a last line that is a bold value (``**12**``), or a
+    last sentence, closed by its full stop, that concludes ("so", "therefore", "in total", or a verb
+    of result: "is", "measures", "has") and names exactly one number without a doubt ("not", "if",
+    "or", "about"); None otherwise."""
+    tail = seen[-300:].rstrip()
+    bold = re.search(r"(?:^|\n)[ \t]*\*\*\s*\$?([-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)\$?\s*\*\*\.?\Z", tail)
+    if bold is not None:
+        return bold.group(1)
+    if not tail.endswith(".") or tail.endswith(".."):
+        return None
+    sentence = _SENTENCE_START.split(tail[:-1])[-1]
+    concludes = _CONCLUDING.search(sentence) or _CONCLUDING_VERB.search(sentence)
+    if "$" in sentence or not concludes or _DOUBTFUL.search(sentence):
+        return None
+    numbers = _NUMBER.findall(sentence)
+    return numbers[0] if len(numbers) == 1 else None
