@@ -29,21 +29,24 @@ Batch semantics, stated once. W = run.devices x run.num_nodes data-parallel rank
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from algorithms import (
     AGG_MODES,
+    FLOAT32_SAFE_RANGE,
     KL_ESTIMATORS,
     CoefficientSchedule,
     PolicyLoss,
+    float32_safe,
     get_loss,
     registered_losses,
     schedule_for,
 )
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI
-from harness.config_fields import Applies, check_applies, param
+from harness.config_fields import Applies, check_applies, leaf_fields, param
 from harness.dataclass_config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml
 from harness.profiles import EVAL_TEMPERATURE, EVAL_TOP_P, get_profile
 from harness.rollout.backends import ROLLOUT_BACKENDS
@@ -294,6 +297,7 @@ class TrainConfig:
 
     def __post_init__(self):
         loss_and_schedule(self.loss)
+        check_float32_fields(self)
         if not self.run.output_dir.strip():
             raise ConfigError("run.output_dir='' is empty; give the run a directory of its own")
         if self.rollout.prompts_per_step * self.rollout.group_size < self.algo.mini_batches:
@@ -360,6 +364,18 @@ class EvalConfig:
             check_suite("--suite", self.suite)
         elif not [task for task in self.lm_eval.split(",") if task.strip()]:
             raise ConfigError(f"--lm-eval={self.lm_eval!r} names no task")
+
+
+def check_float32_fields(config: TrainConfig) -> None:
+    """Every float key of a training config feeds float32 tensors (rewards, the behaviour cap, the NLL
+    weight, the learning rate): a value float64 accepts but float32 turns into inf or 0 is refused here,
+    with the same rule the losses apply to their parameters (algorithms.float32_safe)."""
+    for key, fld in leaf_fields(type(config)):
+        value = config
+        for part in key.split("."):
+            value = getattr(value, part)
+        if isinstance(value, float) and math.isfinite(value) and not float32_safe(value):
+            raise ConfigError(f"{key}={value!r} is out of float32's safe range; allowed: {FLOAT32_SAFE_RANGE}")
 
 
 def check_suite(key: str, suite: str) -> None:

@@ -64,6 +64,15 @@ def test_int_promotes_to_float_but_not_the_reverse():
         ({"run.output_dir": ""}, "run.output_dir='' is empty"),
         ({"algo.agg_mode": "mean"}, "allowed: one of 'token_mean', 'seq_mean_token_mean'"),
         ({"task.source": "jsonl"}, "task.path is required"),
+        # float keys feed float32 tensors: 1e300 passes a float64 range check but is inf there
+        (
+            {"rollout.staleness": 1, "rollout.behaviour_cap": 1e300},
+            "rollout.behaviour_cap=1e+300 is out of float32's safe range",
+        ),
+        ({"algo.positive_nll_coef": 1e300}, "algo.positive_nll_coef=1e+300 is out of float32's safe range"),
+        ({"reward.correct": -1e35}, "reward.correct=-1e+35 is out of float32's safe range"),
+        ({"optim.lr": 1e-40}, "optim.lr=1e-40 is out of float32's safe range"),
+        ({"loss": "sapo", "loss.tau_pos": 1e300}, "loss sapo: tau_pos=1e+300 is out of float32's safe range"),
     ],
 )
 def test_bad_values_name_key_value_and_allowed(overrides, message):
