@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import Any, Literal
 
 from algorithms import (
@@ -370,10 +371,8 @@ def check_float32_fields(config: TrainConfig) -> None:
     """Every float key of a training config feeds float32 tensors (rewards, the behaviour cap, the NLL
     weight, the learning rate): a value float64 accepts but float32 turns into inf or 0 is refused here,
     with the same rule the losses apply to their parameters (algorithms.float32_safe)."""
-    for key, fld in leaf_fields(type(config)):
-        value = config
-        for part in key.split("."):
-            value = getattr(value, part)
+    for key, _ in leaf_fields(type(config)):
+        value = reduce(getattr, key.split("."), config)
         if isinstance(value, float) and math.isfinite(value) and not float32_safe(value):
             raise ConfigError(f"{key}={value!r} is out of float32's safe range; allowed: {FLOAT32_SAFE_RANGE}")
 

@@ -141,8 +141,10 @@ def staleness_lines(config: dict, history: list[dict]) -> list[str]:
     lag_max = max(h["staleness_max"] for h in steps)
     out_low, out_high = 100 * mean("behaviour_out_low"), 100 * mean("behaviour_out_high")
     correction = config["rollout"].get("staleness_correction")
+    run_steps = config.get("run", {}).get("steps", bound + 1)
+    shown = f"{bound} (lags <= run.steps - 1 = {run_steps - 1})" if bound >= run_steps else f"{bound}"
     return [
-        f"  staleness K={bound}       mean lag {mean('staleness_mean'):.2f}   max {lag_max:.0f}"
+        f"  staleness K={shown}       mean lag {mean('staleness_mean'):.2f}   max {lag_max:.0f}"
         f"   pi_prox/pi_behav mean {mean('behaviour_ratio_mean'):.4f} max {worst:.3g}   "
         f"outside the clip lo {out_low:.2f}% hi {out_high:.2f}%",
         f"  overlap             worker {mean('worker_seconds'):.2f} s/batch beside update "
