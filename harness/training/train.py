@@ -32,6 +32,7 @@ from harness.rollout.engine import prompt_fits
 from harness.schema import TrainConfig
 from harness.tasks import build_task
 from harness.tracking import artifact_root, check_store, close_orphan, flatten
+from harness.training.async_checks import check_worker_settings
 from harness.training.checkpoints import StreamingCheckpointIO, steps_in
 from harness.training.heldout import heldout_report
 from harness.training.progress import RLProgress
@@ -89,6 +90,7 @@ def check_parallel_layout(config: TrainConfig) -> None:
             f"algo.mini_batches={config.algo.mini_batches} exceeds the {rows} sequences each of the {ranks} ranks "
             "holds per step (prompts_per_step / ranks x group_size)"
         )
+    check_worker_settings(config)  # the asynchronous worker's threads and device
     if run.strategy == "fsdp" and rollout.backend != "vllm":
         raise ConfigError(
             "run.strategy=fsdp needs rollout.backend=vllm: HF generate on sharded weights would make every rank "
