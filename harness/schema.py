@@ -197,8 +197,8 @@ class AlgoConfig:
     max_gen_batches: int = param(1, ge=1, applies=DYNAMIC_SAMPLING)
     """Dynamic sampling: generation batches a step may roll out to fill prompts_per_step kept groups."""
     positive_nll_coef: float = param(0.0, ge=0)
-    """Weight of an NLL term on the rewarded responses (reward == reward.correct), reduced like the policy loss
-    and added to it; the official CE-GPPO recipe uses 0.1 (verl's actor.positive_loss_coeff)."""
+    """Weight of an NLL term on the rewarded responses (graded correct, reward == reward.correct), reduced like the
+    policy loss and added to it; the official CE-GPPO recipe uses 0.1 (verl's actor.positive_loss_coeff)."""
     ppo_epochs: int = param(1, ge=1)
     """Passes over each rollout batch."""
     mini_batches: int = param(8, ge=1)

@@ -156,7 +156,7 @@ class RLModule(L.LightningModule):
 
         t1 = time.perf_counter()
         rows = torch.nonzero(keep).squeeze(-1)  # [K]
-        batch = self.policy_update.batch(rollouts.select(rows), advantages[keep], rewards[keep])
+        batch = self.policy_update.batch(rollouts.select(rows), advantages[keep], rewards[keep], correct[keep])
         loss_fn = self.loss_at_step(step)
         metrics.add_coefficients(loss_fn.coefficients())
         # Losses that draw tokens at random (clip_cov) use torch's default generator: seeded from

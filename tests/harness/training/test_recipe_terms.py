@@ -17,6 +17,7 @@ from harness.training.rl_module import RLModule
 from harness.training.rollout_source import SyncSource
 from harness.training.step_batch import StepRollouts, concat_rollouts, first_groups, mixed_groups
 from harness.training.update_batch import UpdateBatch
+from harness.training.update_rules import positive_rows
 
 G = 4
 
@@ -154,6 +155,21 @@ def test_positive_nll_changes_the_update_by_exactly_its_gradient(tmp_path):
         moved = max(moved, float(delta.abs().max()))
     assert moved > 1e-4  # the term did move the weights
     assert with_nll.history[0]["positive_nll"] == pytest.approx(float(nll), rel=1e-4)
+
+
+def test_the_nll_term_trains_on_correct_answers_only_even_when_every_reward_is_equal(tmp_path):
+    # reward.correct == reward.incorrect: the reward cannot tell a right answer from a wrong one; the
+    # grader's verdict can (this trained on every wrong answer before)
+    module, _ = _run(tmp_path, **{"algo.positive_nll_coef": 0.1, "reward.correct": 0.0, "reward.incorrect": 0.0})
+    assert module.trained.positive.tolist() == [g < G // 2 for _ in range(4) for g in range(G)]
+
+
+def test_positive_rows_need_the_verdict_and_the_full_reward():
+    config = load_train_config("tiny", None, {"algo.positive_nll_coef": 0.1})
+    rewards = torch.tensor([1.0, 0.0, 0.7, 1.0])  # 0.7: a correct answer shaped down by the overlong penalty
+    correct = torch.tensor([True, False, True, False])
+    assert positive_rows(config, rewards, correct).tolist() == [True, False, False, False]
+    assert positive_rows(load_train_config("tiny", None, {}), rewards, correct) is None
 
 
 def test_dynamic_sampling_keeps_the_first_mixed_groups(tmp_path):
