@@ -194,8 +194,10 @@ class AlgoConfig:
     filter_metric: Literal["acc", "reward"] = param("acc", applies=DYNAMIC_SAMPLING)
     """Dynamic sampling: what must vary within a group to keep it: correctness (acc, as DAPO and the official
     recipes) or the shaped reward (reward: also keeps groups whose lengths differ under overlong shaping)."""
-    max_gen_batches: int = param(1, ge=1, applies=DYNAMIC_SAMPLING)
-    """Dynamic sampling: generation batches a step may roll out to fill prompts_per_step kept groups."""
+    max_gen_batches: int = param(1, ge=1, le=64, applies=DYNAMIC_SAMPLING)
+    """Dynamic sampling: generation batches a step may roll out to fill prompts_per_step kept groups (at most 64:
+    a policy that gets every group all right or all wrong would otherwise roll out for hours; a step that keeps
+    no group makes no update and says so)."""
     positive_nll_coef: float = param(0.0, ge=0)
     """Weight of an NLL term on the rewarded responses (graded correct, reward == reward.correct), reduced like the
     policy loss and added to it; the official CE-GPPO recipe uses 0.1 (verl's actor.positive_loss_coeff)."""
