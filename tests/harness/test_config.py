@@ -214,3 +214,28 @@ def test_command_line_text_is_kept_as_typed(typed):
     assert parse_value("'quoted #1'") == "quoted #1" and parse_value('"x"') == "x" and parse_value("~") is None
     config = load_train_config("tiny", None, split_dotted(["--run.artifact_root", typed]))
     assert config.run.artifact_root == typed
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("loss: &l {name: ce_gppo, schedule: *l}\n", "loss.schedule"),
+        ("run: &r {tags: *r}\n", "run.tags"),
+        ("run: {tags: &t [a, *t]}\n", "run.tags.1"),
+    ],
+)
+def test_a_yaml_section_that_contains_itself_is_one_line(text, key, tmp_path):
+    path = tmp_path / "rec.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_train_config("tiny", str(path), {})
+    assert str(info.value).startswith(f"config file {path}: '{key}' contains itself")
+
+
+def test_shared_aliases_are_walked_once_not_expanded(tmp_path):
+    # a "billion laughs": 9 levels of 9 aliases each is 9**9 leaves if expanded; the check visits 10 nodes
+    lines = ["a0: &a0 [x]"] + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    path = tmp_path / "laughs.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError, match="unknown key 'a0'"):  # refused as an unknown key, quickly
+        load_train_config("tiny", str(path), {})
