@@ -69,3 +69,31 @@ def test_a_shared_memory_too_small_for_the_weights_is_one_line(monkeypatch):
     check_shared_memory(state)
     monkeypatch.setattr(async_checks, "shared_memory_free", lambda: None)  # no /dev/shm: left to the OS
     check_shared_memory(state)
+
+
+def test_the_trainer_says_what_it_waits_for_while_its_worker_is_stopped(monkeypatch, capsys):
+    import signal
+    import subprocess
+    import time
+
+    from harness.training import async_rollout
+
+    monkeypatch.setattr(async_rollout, "STOPPED_NOTE_S", 0.0)
+    stand_in = subprocess.Popen(["sleep", "30"])  # a process in the worker's place
+    rollouts = object.__new__(async_rollout.AsyncRollouts)
+    rollouts.process, rollouts.rank, rollouts.stopped_since, rollouts.noted = stand_in, 1, None, 0.0
+    try:
+        rollouts.note_if_stopped()
+        assert capsys.readouterr().err == ""  # running: nothing to say
+        stand_in.send_signal(signal.SIGSTOP)
+        time.sleep(0.2)
+        rollouts.note_if_stopped()
+        err = capsys.readouterr().err
+        assert f"the rollout worker of rank 1 (pid {stand_in.pid}), which is stopped: SIGCONT resumes it" in err
+        stand_in.send_signal(signal.SIGCONT)
+        time.sleep(0.2)
+        rollouts.note_if_stopped()
+        assert rollouts.stopped_since is None and capsys.readouterr().err == ""
+    finally:
+        stand_in.kill()
+        stand_in.wait()
