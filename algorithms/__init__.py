@@ -37,7 +37,15 @@ from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode, mas
 from .batch import LossOutput, PolicyBatch
 from .corrections import CORRECTIONS, OffPolicyCorrection, get_correction, register_correction
 from .kl import KL_ESTIMATORS, kl_penalty
-from .loss_registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
+from .loss_registry import (
+    FLOAT32_SAFE_RANGE,
+    PolicyLoss,
+    float32_safe,
+    get_loss,
+    loss_params,
+    register_loss,
+    registered_losses,
+)
 from .quadrants import QUADRANTS, clipped_token_counts, entropy_change_first_order, grad_wrt_logp, quadrant_stats
 from .schedules import SCHEDULE_KINDS, CoefficientSchedule, schedule_for
 from .update_objective import ObjectiveOutput, UpdateObjective, positive_nll, reference_kl
@@ -47,6 +55,7 @@ LOSSES: tuple[str, ...] = registered_losses()
 __all__ = [
     "AGG_MODES",
     "CORRECTIONS",
+    "FLOAT32_SAFE_RANGE",
     "KL_ESTIMATORS",
     "LOSSES",
     "QUADRANTS",
@@ -63,6 +72,7 @@ __all__ = [
     "check_agg_mode",
     "dynamic_sampling_filter",
     "entropy_change_first_order",
+    "float32_safe",
     "get_correction",
     "get_loss",
     "grad_wrt_logp",

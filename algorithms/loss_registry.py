@@ -127,9 +127,27 @@ def loss_params(name: str) -> dict[str, Any]:
 # ---- range checks, called from each loss's __post_init__ -------------------------------------------
 
 
+# The losses compute in float32 (max 3.4e38, smallest normal 1.2e-38), while Python checks
+# parameters as float64: 1e300 passes a float64 range check and becomes inf on the first tensor op
+# (a clamp raises, inf x 0 gives nan). A parameter must stay well inside float32's normal range, with
+# room for the arithmetic done on it (SAPO divides 4 by tau; a ratio up to e^20 multiplies tau).
+FLOAT32_SAFE_MAX = 1e30
+FLOAT32_SAFE_MIN = 1e-30
+FLOAT32_SAFE_RANGE = f"0 or {FLOAT32_SAFE_MIN:g} <= |x| <= {FLOAT32_SAFE_MAX:g} (computed in float32)"
+
+
+def float32_safe(value: float) -> bool:
+    """Whether `value` (and 1/value) stays finite and normal in float32: 0, or |value| in [1e-30, 1e30]."""
+    size = abs(value)
+    return size == 0.0 or FLOAT32_SAFE_MIN <= size <= FLOAT32_SAFE_MAX
+
+
 def _number(name: str, value: Any) -> float:
+    """`value` as a float, refused unless it is a number float32 can hold (see float32_safe)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{name} must be a number, got {value!r}")
+    if math.isfinite(value) and not float32_safe(float(value)):
+        raise ValueError(f"{name}={value!r} is out of float32's safe range; allowed: {FLOAT32_SAFE_RANGE}")
     return float(value)
 
 

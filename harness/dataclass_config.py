@@ -85,7 +85,40 @@ def load_yaml(path: str | Path) -> dict:
         raise ConfigError(f"config file {path}{line} is not valid YAML") from None
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path} must hold a mapping of keys, got {type(data).__name__}")
+    inside_itself = _self_containing(data)
+    if inside_itself is not None:
+        raise ConfigError(
+            f"config file {path}: '{inside_itself}' contains itself (a YAML alias to a section around it); "
+            "copy the values instead"
+        )
     return data
+
+
+def _self_containing(data: Any) -> str | None:
+    """The dotted key of a section that contains itself through an alias (`overrides: &o {loss: *o}`), or None.
+
+    PyYAML builds an alias as the same Python object, so such a file is a cycle: merging or walking it
+    recurses for ever. Each node is visited once (a shared, acyclic alias such as a "billion laughs" costs
+    no more than its distinct nodes)."""
+    done: set[int] = set()
+    around: set[int] = set()
+
+    def visit(node: Any, key: str) -> str | None:
+        if not isinstance(node, (dict, list)) or id(node) in done:
+            return None
+        if id(node) in around:
+            return key
+        around.add(id(node))
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for child_key, child in items:
+            found = visit(child, f"{key}.{child_key}" if key else str(child_key))
+            if found is not None:
+                return found
+        around.discard(id(node))
+        done.add(id(node))
+        return None
+
+    return visit(data, "")
 
 
 _NULLS = ("null", "Null", "NULL", "~")

@@ -29,21 +29,25 @@ Batch semantics, stated once. W = run.devices x run.num_nodes data-parallel rank
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import Any, Literal
 
 from algorithms import (
     AGG_MODES,
+    FLOAT32_SAFE_RANGE,
     KL_ESTIMATORS,
     CoefficientSchedule,
     PolicyLoss,
+    float32_safe,
     get_loss,
     registered_losses,
     schedule_for,
 )
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI
-from harness.config_fields import Applies, check_applies, param
+from harness.config_fields import Applies, check_applies, leaf_fields, param
 from harness.dataclass_config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml
 from harness.profiles import EVAL_TEMPERATURE, EVAL_TOP_P, get_profile
 from harness.rollout.backends import ROLLOUT_BACKENDS
@@ -190,11 +194,13 @@ class AlgoConfig:
     filter_metric: Literal["acc", "reward"] = param("acc", applies=DYNAMIC_SAMPLING)
     """Dynamic sampling: what must vary within a group to keep it: correctness (acc, as DAPO and the official
     recipes) or the shaped reward (reward: also keeps groups whose lengths differ under overlong shaping)."""
-    max_gen_batches: int = param(1, ge=1, applies=DYNAMIC_SAMPLING)
-    """Dynamic sampling: generation batches a step may roll out to fill prompts_per_step kept groups."""
+    max_gen_batches: int = param(1, ge=1, le=64, applies=DYNAMIC_SAMPLING)
+    """Dynamic sampling: generation batches a step may roll out to fill prompts_per_step kept groups (at most 64:
+    a policy that gets every group all right or all wrong would otherwise roll out for hours; a step that keeps
+    no group makes no update and says so)."""
     positive_nll_coef: float = param(0.0, ge=0)
-    """Weight of an NLL term on the rewarded responses (reward == reward.correct), reduced like the policy loss
-    and added to it; the official CE-GPPO recipe uses 0.1 (verl's actor.positive_loss_coeff)."""
+    """Weight of an NLL term on the rewarded responses (graded correct, reward == reward.correct), reduced like the
+    policy loss and added to it; the official CE-GPPO recipe uses 0.1 (verl's actor.positive_loss_coeff)."""
     ppo_epochs: int = param(1, ge=1)
     """Passes over each rollout batch."""
     mini_batches: int = param(8, ge=1)
@@ -294,6 +300,7 @@ class TrainConfig:
 
     def __post_init__(self):
         loss_and_schedule(self.loss)
+        check_float32_fields(self)
         if not self.run.output_dir.strip():
             raise ConfigError("run.output_dir='' is empty; give the run a directory of its own")
         if self.rollout.prompts_per_step * self.rollout.group_size < self.algo.mini_batches:
@@ -360,6 +367,16 @@ class EvalConfig:
             check_suite("--suite", self.suite)
         elif not [task for task in self.lm_eval.split(",") if task.strip()]:
             raise ConfigError(f"--lm-eval={self.lm_eval!r} names no task")
+
+
+def check_float32_fields(config: TrainConfig) -> None:
+    """Every float key of a training config feeds float32 tensors (rewards, the behaviour cap, the NLL
+    weight, the learning rate): a value float64 accepts but float32 turns into inf or 0 is refused here,
+    with the same rule the losses apply to their parameters (algorithms.float32_safe)."""
+    for key, _ in leaf_fields(type(config)):
+        value = reduce(getattr, key.split("."), config)
+        if isinstance(value, float) and math.isfinite(value) and not float32_safe(value):
+            raise ConfigError(f"{key}={value!r} is out of float32's safe range; allowed: {FLOAT32_SAFE_RANGE}")
 
 
 def check_suite(key: str, suite: str) -> None:

@@ -18,6 +18,8 @@ from harness.common.files import read_jsonl
 from harness.schema import TaskConfig
 
 HELDOUT_SEED = 1234
+ARITHMETIC_PROBE = 64  # generated training prompts checked against the prompt budget
+PROBE_LIMIT = 10_000  # prompts searched for the shortest in a refusal
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,13 @@ class ArithmeticTask:
         return self._problems("test", self.config.heldout_size, HELDOUT_SEED)
 
     def drop_unfit(self, fits: Callable[[str], bool]) -> int:
-        """Generated prompts are a few characters long: they always fit."""
+        """Generated prompts cannot be dropped one by one (a step asks for `count` of them), and those of one
+        level and style are about equally long: the held-out set and a sample of training prompts must all
+        fit, else the limit is refused (returns 0, nothing dropped)."""
+        probe = [p.prompt for p in self.heldout() + self.train_batch(0, ARITHMETIC_PROBE, 0)]
+        unfit = sum(not fits(prompt) for prompt in probe)
+        if unfit:
+            raise ConfigError(f"task.source=arithmetic: {unfit_message(fits, unfit, probe)}")
         return 0
 
 
@@ -94,12 +102,16 @@ class RowsTask:
         return Problem(str(row[self.config.prompt_key]) + self.config.suffix, str(row[self.config.answer_key]))
 
     def drop_unfit(self, fits: Callable[[str], bool]) -> int:
-        """Drop problems whose prompt does not fit the model's context; returns how many went."""
-        before = len(self._train) + len(self._heldout)
-        self._train = [p for p in self._train if fits(p.prompt)]
-        self._heldout = [p for p in self._heldout if fits(p.prompt)]
-        self._check_sizes(before)
-        return before - len(self._train) - len(self._heldout)
+        """Drop problems whose prompt does not fit the model's context; returns how many went. When too few
+        are left the refusal names the limit that dropped them, not only the count."""
+        everything = [p.prompt for p in self._train + self._heldout]
+        train = [p for p in self._train if fits(p.prompt)]
+        heldout = [p for p in self._heldout if fits(p.prompt)]
+        dropped = len(everything) - len(train) - len(heldout)
+        if dropped and (not train or not heldout):
+            raise ConfigError(f"task {self.config.path}: {unfit_message(fits, dropped, everything)}")
+        self._train, self._heldout = train, heldout
+        return dropped
 
     def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:
         # Walk seeded per-epoch permutations, so every row is seen once per epoch.
@@ -116,6 +128,19 @@ class RowsTask:
 
     def heldout(self) -> list[Problem]:
         return list(self._heldout)
+
+
+def unfit_message(fits: Callable[[str], bool], unfit: int, prompts: list[str]) -> str:
+    """"U of N prompts do not fit <the budget>; the shortest is T tokens": what refuses a task's prompts.
+    `fits` may say its budget (`describe()`) and count a prompt's tokens (`tokens`, harness.rollout.engine)."""
+    text = f"{unfit} of {len(prompts)} prompts do not fit"
+    describe, tokens = getattr(fits, "describe", None), getattr(fits, "tokens", None)
+    if describe is not None:
+        text += f" {describe()}"
+    if tokens is not None:
+        shortest = min(prompts[:PROBE_LIMIT], key=len)  # the fewest characters: about the fewest tokens
+        text += f"; the shortest prompt is {tokens(shortest)} tokens once chat-formatted"
+    return text
 
 
 def read_hub_dataset(dataset_id: str, split: str) -> list[dict]:

@@ -18,6 +18,7 @@ another one is refused (`sweeps.study.open_study`).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 from dataclasses import dataclass, field
@@ -123,6 +124,8 @@ class SweepConfig:
             raise ConfigError("pruner: Optuna cannot prune a multi-objective study; use pruner: none")
         self._check_overrides(space)
         steps = self.base_train_config({}, self.seed).run.steps  # the base config must be valid on its own
+        if self.mode == "grid":
+            self._check_grid_points()
         if self.pruner != "none" and self.prune_every > steps:
             raise ConfigError(
                 f"prune_every={self.prune_every} is more than run.steps={steps}: the {self.pruner} pruner would "
@@ -169,6 +172,17 @@ class SweepConfig:
                 f"overrides: run.eval_every={overrides['run.eval_every']} conflicts with prune_every="
                 f"{self.prune_every} (the pruner's checks are the evaluations); set prune_every instead"
             )
+
+    def _check_grid_points(self) -> None:
+        """Build every grid point's training config (its loss included) before the first trial: a point the
+        loss refuses (clip_cov_lb above an overridden clip_cov_ub) would otherwise fail as a trial, and a
+        sweep whose every trial failed on its configuration would end "finished"."""
+        for point in grid_points(self.search_grid()):
+            try:
+                self.base_train_config(point, self.seed)
+            except ConfigError as error:
+                shown = ", ".join(f"{key}={value:g}" for key, value in point.items())
+                raise ConfigError(f"grid point {shown}: {error}") from None
 
     def search_grid(self) -> dict[str, list[float]]:
         if self.grid is not None:
@@ -218,6 +232,12 @@ class SweepConfig:
         kept = {k: v for k, v in sorted(flat.items()) if not k.startswith(NOT_RESULTS)}
         digest = hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()[:16]
         return digest, kept
+
+
+def grid_points(grid: dict[str, list[float]]) -> list[dict[str, float]]:
+    """Every combination of the grid's values, as {key: value} (the points GridSampler walks)."""
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[key] for key in keys))]
 
 
 def check_grid_values(key: str, values: Any) -> None:

@@ -78,3 +78,14 @@ def forget_termination() -> None:
     """The command that was asked to stop has ended: a later one in this process (a test, a caller
     running several commands) starts with no record."""
     _received.clear()
+
+
+def is_stopped(pid: int) -> bool:
+    """Whether process `pid` is stopped (SIGSTOP, SIGTSTP, a debugger): its state in /proc is T or t.
+    False where /proc does not say (not Linux, the process gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            fields = stat.read().rsplit(")", 1)[-1].split()  # the name in parentheses may hold spaces
+    except OSError:
+        return False
+    return bool(fields) and fields[0] in ("T", "t")

@@ -106,24 +106,38 @@ def context_length(model) -> int | None:
     return getattr(model.config, "max_position_embeddings", None)
 
 
-def prompt_fits(model, tokenizer, max_new_tokens: int, max_prompt_tokens: int | None = None):
-    """A test `message -> bool`: does the chat-formatted message leave room for `max_new_tokens`, and
-    is it at most `max_prompt_tokens` long (when given)?
+class PromptBudget:
+    """A test `message -> bool`: does the chat-formatted message fit `budget` tokens (None: any fits)?
+    `tokens(message)` counts them and `describe()` says where the budget comes from, for refusals.
 
     A message with more characters than 64 tokens' worth per position is refused without
     tokenizing it (tokenizing megabytes takes long and no tokenizer packs that much per token)."""
-    limit = context_length(model)
-    budgets = [b for b in (None if limit is None else limit - max_new_tokens, max_prompt_tokens) if b is not None]
 
-    def fits(message: str) -> bool:
-        if not budgets:
+    def __init__(self, tokenizer, budget: int | None, source: str):
+        self.tokenizer, self.budget, self.source = tokenizer, budget, source
+
+    def tokens(self, message: str) -> int:
+        return len(self.tokenizer(chat_prompt(self.tokenizer, message), add_special_tokens=False).input_ids)
+
+    def __call__(self, message: str) -> bool:
+        if self.budget is None:
             return True
-        budget = min(budgets)
-        if len(message) > 64 * max(budget, 1):
+        if len(message) > 64 * max(self.budget, 1):
             return False
-        return len(tokenizer(chat_prompt(tokenizer, message), add_special_tokens=False).input_ids) <= budget
+        return self.tokens(message) <= self.budget
 
-    return fits
+    def describe(self) -> str:
+        return f"{self.budget} prompt tokens ({self.source})"
+
+
+def prompt_fits(model, tokenizer, max_new_tokens: int, max_prompt_tokens: int | None = None) -> PromptBudget:
+    """Does the chat-formatted message leave room for `max_new_tokens` in the model's context, and is it
+    at most `max_prompt_tokens` long (when given)? The tighter of the two budgets applies."""
+    limit = context_length(model)
+    context = None if limit is None else limit - max_new_tokens
+    if max_prompt_tokens is not None and (context is None or max_prompt_tokens <= context):
+        return PromptBudget(tokenizer, max_prompt_tokens, "rollout.max_prompt_tokens")
+    return PromptBudget(tokenizer, context, f"the model's {limit}-token context less {max_new_tokens} new tokens")
 
 
 def response_mask_from_ids(response_ids: torch.Tensor, eos_ids: set[int]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -50,9 +50,11 @@ class PolicyUpdate:
         self.reference = reference  # frozen reference policy of the KL term, or None
         self.correction = correction_for(config.rollout)
 
-    def batch(self, rollouts: Rollouts, advantages: torch.Tensor, rewards: torch.Tensor) -> UpdateBatch:
-        """The rows to train on (all of `rollouts`, with their advantages [K] and rewards [K])."""
-        return UpdateBatch.from_rollouts(rollouts, advantages, positive_rows(self.config, rewards))
+    def batch(
+        self, rollouts: Rollouts, advantages: torch.Tensor, rewards: torch.Tensor, correct: torch.Tensor
+    ) -> UpdateBatch:
+        """The rows to train on (all of `rollouts`, with their advantages [K], rewards [K] and verdicts [K])."""
+        return UpdateBatch.from_rollouts(rollouts, advantages, positive_rows(self.config, rewards, correct))
 
     @torch.no_grad()
     def score(self, model, batch: UpdateBatch) -> torch.Tensor:

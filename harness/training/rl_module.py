@@ -156,13 +156,14 @@ class RLModule(L.LightningModule):
 
         t1 = time.perf_counter()
         rows = torch.nonzero(keep).squeeze(-1)  # [K]
-        batch = self.policy_update.batch(rollouts.select(rows), advantages[keep], rewards[keep])
+        batch = self.policy_update.batch(rollouts.select(rows), advantages[keep], rewards[keep], correct[keep])
         loss_fn = self.loss_at_step(step)
         metrics.add_coefficients(loss_fn.coefficients())
         # Losses that draw tokens at random (clip_cov) use torch's default generator: seeded from
         # (seed, step, rank) so that a resumed run draws what the uninterrupted one drew.
         torch.manual_seed(step_seed(self.config.run.seed, step, self.world[0]) + 1)
         update_tokens = self.policy_update(batch, loss_fn, metrics) if len(batch) else 0
+        metrics.maxima["without_update"] = 0.0 if len(batch) else 1.0  # dynamic sampling kept no group
         with self.full_weights():  # every rank takes part (FSDP gathers collectively), updated or not
             metrics.maxima.update(self.rollouts.publish(self.policy, version=step + 1))
         metrics.add_timing(update_tokens, time.perf_counter() - t1, self.optimizers().param_groups[0]["lr"])
@@ -184,12 +185,30 @@ class RLModule(L.LightningModule):
         if self.rollout_log is not None:
             self.rollout_log.write(step, rows)
 
+    def say_if_nothing_trained(self, step: int, values: dict) -> None:
+        """A step whose dynamic sampling kept no group updates nothing: one line says so, and a run in which
+        no step updated the policy ends stopped (exit 1), never "completed"."""
+        if not values.get("without_update"):
+            return
+        if self.world[0] == 0:
+            print(
+                f"step {step}: dynamic sampling kept no group in {values.get('gen_batches', 1):.0f} generation "
+                f"batch(es) (algo.max_gen_batches={self.config.algo.max_gen_batches}): no update",
+                file=sys.stderr,
+            )
+        if step + 1 >= self.config.run.steps and all(h.get("without_update") for h in self.history):
+            self.stop_reason = (
+                f"no step updated the policy: dynamic sampling kept no group in any of the {len(self.history)} "
+                "steps (every group all right or all wrong); raise algo.max_gen_batches or warm-start the model"
+            )
+
     def finish_step(self, step: int, metrics: StepMetrics) -> None:
         values = metrics.reduce(self.all_reduce)
         values["step"] = step
         self.history.append(values)
         if self.logger is not None:
             self.logger.log_metrics({k: v for k, v in values.items() if k != "step"}, step=step)
+        self.say_if_nothing_trained(step, values)
         self.bad_steps = self.bad_steps + 1 if values["skipped_updates"] > 0 else 0
         if self.bad_steps >= self.config.run.max_bad_steps:
             self.stop_reason = (

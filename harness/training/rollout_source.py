@@ -128,7 +128,7 @@ class AsyncSource:
     def batch(self, step: int, metrics: StepMetrics) -> GradedRollouts:
         world, reduce = self.ranks.world, self.ranks.reduce
         graded = sample_step(self.worker.fetch, step, self.config, world, reduce, pad_id(self.tokenizer), metrics)
-        lag_metrics(metrics, step - graded.sampled.versions[graded.keep], self.config.rollout.staleness)
+        lag_metrics(metrics, step - graded.sampled.versions[graded.keep], largest_lag(self.config))
         metrics.maxima["worker_seconds"] = graded.worker_seconds
         return graded
 
@@ -145,8 +145,15 @@ class AsyncSource:
             self.worker = None
 
 
+def largest_lag(config) -> int:
+    """The largest version lag a row of this run can have: K, but never more than run.steps - 1 (the worker
+    cannot run ahead of the run), so a K far above the run costs nothing (docs/async-rl.md)."""
+    return max(min(config.rollout.staleness, config.run.steps - 1), 0)
+
+
 def lag_metrics(metrics: StepMetrics, lags: torch.Tensor, bound: int) -> None:
-    """staleness_mean / _max and the lag histogram staleness_lag0..K of the rows' version lags [K_rows]."""
+    """staleness_mean / _max and the lag histogram staleness_lag0..bound of the rows' version lags [K_rows]
+    (bound: `largest_lag`, one metric per possible lag)."""
     n = len(lags)
     metrics.add_scalar("staleness_mean", lags.float().sum(), n)
     metrics.maxima["staleness_max"] = max(metrics.maxima.get("staleness_max", 0.0), float(lags.max()) if n else 0.0)

@@ -29,6 +29,7 @@ import torch
 import torch.multiprocessing as mp
 
 from harness.common.errors import first_line
+from harness.training.async_checks import check_shared_memory
 
 POLL_S = 0.02  # how often a waiting side looks at the other one
 
@@ -72,6 +73,7 @@ def distinct(state: dict[str, torch.Tensor]) -> list[tuple[str, torch.Tensor]]:
 
 def shared_copy(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     """A shared-memory CPU copy of the state; tied names map to one shared tensor (pickled once)."""
+    check_shared_memory(state)  # one line naming /dev/shm instead of share_memory_()'s traceback
     shared, by_storage = {}, {}
     for name, tensor in state.items():
         key = tensor.data_ptr()

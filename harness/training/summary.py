@@ -10,6 +10,7 @@
     max_grad_norm     the largest gradient norm (before clipping) of any update
     grad_norm_spikes  steps whose largest gradient norm exceeds 5x the run's median step gradient norm
     skipped_updates   updates skipped because the loss or the gradient was not finite
+    steps_without_update  steps that updated nothing: dynamic sampling kept no group
     clip_frac_low / clip_frac_high   mean share of tokens clipped below 1-eps_low (A<0) / above 1+eps_high (A>0)
 """
 
@@ -49,6 +50,7 @@ def stability_figures(history: list[dict]) -> dict[str, float]:
         "max_grad_norm": max(grad_max, default=float("nan")),
         "grad_norm_spikes": float(sum(g > SPIKE_FACTOR * median for g in grad_max) if median > 0 else 0),
         "skipped_updates": float(sum(column("skipped_updates"))),
+        "steps_without_update": float(sum(column("without_update"))),
     }
     for side in ("low", "high"):
         values = column(f"clip_frac_{side}")
@@ -114,6 +116,9 @@ def print_train_summary(summary: dict, log=print) -> None:
             f"  max ppo_kl {figures['max_ppo_kl']:.4g}   max grad norm {figures['max_grad_norm']:.4g}   "
             f"grad-norm spikes {figures['grad_norm_spikes']:.0f}   skipped updates {figures['skipped_updates']:.0f}",
         ]
+        if figures.get("steps_without_update"):
+            idle = figures["steps_without_update"]
+            lines.append(f"  steps without update {idle:.0f} (dynamic sampling kept no group)")
     lines += staleness_lines(config, summary.get("history") or [])
     ui = mlflow_ui_hint(summary["tracking_uri"], summary.get("mlflow_experiment_id"), summary["mlflow_run_id"])
     lines += [
@@ -141,8 +146,10 @@ def staleness_lines(config: dict, history: list[dict]) -> list[str]:
     lag_max = max(h["staleness_max"] for h in steps)
     out_low, out_high = 100 * mean("behaviour_out_low"), 100 * mean("behaviour_out_high")
     correction = config["rollout"].get("staleness_correction")
+    run_steps = config.get("run", {}).get("steps", bound + 1)
+    shown = f"{bound} (lags <= run.steps - 1 = {run_steps - 1})" if bound >= run_steps else f"{bound}"
     return [
-        f"  staleness K={bound}       mean lag {mean('staleness_mean'):.2f}   max {lag_max:.0f}"
+        f"  staleness K={shown}       mean lag {mean('staleness_mean'):.2f}   max {lag_max:.0f}"
         f"   pi_prox/pi_behav mean {mean('behaviour_ratio_mean'):.4f} max {worst:.3g}   "
         f"outside the clip lo {out_low:.2f}% hi {out_high:.2f}%",
         f"  overlap             worker {mean('worker_seconds'):.2f} s/batch beside update "

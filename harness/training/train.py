@@ -32,8 +32,10 @@ from harness.rollout.engine import prompt_fits
 from harness.schema import TrainConfig
 from harness.tasks import build_task
 from harness.tracking import artifact_root, check_store, close_orphan, flatten
+from harness.training.async_checks import check_worker_settings
 from harness.training.checkpoints import StreamingCheckpointIO, steps_in
 from harness.training.heldout import heldout_report
+from harness.training.peer_failure import peer_failure
 from harness.training.progress import RLProgress
 from harness.training.rl_module import RLModule
 from harness.training.run_dir import RolloutLog, RunDirectory, shown_config
@@ -89,6 +91,7 @@ def check_parallel_layout(config: TrainConfig) -> None:
             f"algo.mini_batches={config.algo.mini_batches} exceeds the {rows} sequences each of the {ranks} ranks "
             "holds per step (prompts_per_step / ranks x group_size)"
         )
+    check_worker_settings(config)  # the asynchronous worker's threads and device
     if run.strategy == "fsdp" and rollout.backend != "vllm":
         raise ConfigError(
             "run.strategy=fsdp needs rollout.backend=vllm: HF generate on sharded weights would make every rank "
@@ -297,6 +300,9 @@ def train(
         raise KeyboardInterrupt from None  # the CLI says "interrupted" and exits 130, not 1 in silence
     except BaseException as error:
         logger.terminate("FAILED", f"{type(error).__name__}: {error}")
+        peer = peer_failure(error, config.run.devices * config.run.num_nodes)  # a rank died: one line, not a traceback
+        if peer is not None:
+            raise peer from None
         raise
     finally:
         module.rollouts.close()  # asynchronous rollouts: no worker outlives its run, however it ended

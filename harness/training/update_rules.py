@@ -2,7 +2,7 @@
 
     correction = correction_for(config.rollout)      # once per run
     objective = objective_for(config, loss_fn)       # each step, around the loss with its scheduled coefficients
-    positive = positive_rows(config, rewards)        # the rows of the NLL-on-positives term, or None
+    positive = positive_rows(config, rewards, correct)   # the rows of the NLL-on-positives term, or None
 
 The only place where config keys pick a correction (algorithms.corrections) or a loss term
 (algorithms.update_objective); `algorithms` itself never sees a config.
@@ -37,7 +37,11 @@ def objective_for(config: TrainConfig, loss_fn: PolicyLoss) -> UpdateObjective:
     return UpdateObjective(loss_fn, agg_mode, algo.positive_nll_coef, algo.kl_coef, algo.kl_estimator)
 
 
-def positive_rows(config: TrainConfig, rewards: torch.Tensor) -> torch.Tensor | None:
-    """[N] bool: the rows the NLL term trains on, those whose reward is exactly reward.correct (as the
-    official recipes take them); None when algo.positive_nll_coef is 0."""
-    return rewards == config.reward.correct if config.algo.positive_nll_coef > 0 else None
+def positive_rows(config: TrainConfig, rewards: torch.Tensor, correct: torch.Tensor) -> torch.Tensor | None:
+    """[N] bool: the rows the NLL term trains on, those the grader judged correct (`correct` [N]) whose reward
+    is exactly reward.correct (as the official recipes take them: a correct answer shaped down by the
+    overlong penalty is left out); None when algo.positive_nll_coef is 0. The verdict matters where the
+    reward cannot tell: with reward.correct == reward.incorrect every wrong answer has the correct reward."""
+    if config.algo.positive_nll_coef <= 0:
+        return None
+    return correct.bool() & (rewards == config.reward.correct)

@@ -64,6 +64,15 @@ def test_int_promotes_to_float_but_not_the_reverse():
         ({"run.output_dir": ""}, "run.output_dir='' is empty"),
         ({"algo.agg_mode": "mean"}, "allowed: one of 'token_mean', 'seq_mean_token_mean'"),
         ({"task.source": "jsonl"}, "task.path is required"),
+        # float keys feed float32 tensors: 1e300 passes a float64 range check but is inf there
+        (
+            {"rollout.staleness": 1, "rollout.behaviour_cap": 1e300},
+            "rollout.behaviour_cap=1e+300 is out of float32's safe range",
+        ),
+        ({"algo.positive_nll_coef": 1e300}, "algo.positive_nll_coef=1e+300 is out of float32's safe range"),
+        ({"reward.correct": -1e35}, "reward.correct=-1e+35 is out of float32's safe range"),
+        ({"optim.lr": 1e-40}, "optim.lr=1e-40 is out of float32's safe range"),
+        ({"loss": "sapo", "loss.tau_pos": 1e300}, "loss sapo: tau_pos=1e+300 is out of float32's safe range"),
     ],
 )
 def test_bad_values_name_key_value_and_allowed(overrides, message):
@@ -205,3 +214,28 @@ def test_command_line_text_is_kept_as_typed(typed):
     assert parse_value("'quoted #1'") == "quoted #1" and parse_value('"x"') == "x" and parse_value("~") is None
     config = load_train_config("tiny", None, split_dotted(["--run.artifact_root", typed]))
     assert config.run.artifact_root == typed
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("loss: &l {name: ce_gppo, schedule: *l}\n", "loss.schedule"),
+        ("run: &r {tags: *r}\n", "run.tags"),
+        ("run: {tags: &t [a, *t]}\n", "run.tags.1"),
+    ],
+)
+def test_a_yaml_section_that_contains_itself_is_one_line(text, key, tmp_path):
+    path = tmp_path / "rec.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_train_config("tiny", str(path), {})
+    assert str(info.value).startswith(f"config file {path}: '{key}' contains itself")
+
+
+def test_shared_aliases_are_walked_once_not_expanded(tmp_path):
+    # a "billion laughs": 9 levels of 9 aliases each is 9**9 leaves if expanded; the check visits 10 nodes
+    lines = ["a0: &a0 [x]"] + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    path = tmp_path / "laughs.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ConfigError, match="unknown key 'a0'"):  # refused as an unknown key, quickly
+        load_train_config("tiny", str(path), {})

@@ -5,6 +5,8 @@ import json
 import pytest
 
 from harness.common.errors import ConfigError, DataError
+from harness.models import load_model
+from harness.rollout.engine import prompt_fits
 from harness.schema import TaskConfig
 from harness.tasks import build_task
 
@@ -83,6 +85,41 @@ def test_prompts_too_long_for_the_model_are_dropped_and_counted(tmp_path):
     dropped = task.drop_unfit(lambda prompt: len(prompt) < 1000)
     assert dropped == 10
     assert all(len(p.prompt) < 1000 for p in task.heldout() + task.train_batch(0, 40, seed=0))
-    with pytest.raises(ConfigError, match="too few"):
+    with pytest.raises(ConfigError, match="20 of 20 prompts do not fit"):
         task.drop_unfit(lambda prompt: False)
-    assert build_task(TaskConfig(level=1)).drop_unfit(lambda prompt: False) == 0  # generated prompts always fit
+    assert build_task(TaskConfig(level=1)).drop_unfit(lambda prompt: True) == 0
+
+
+def test_a_prompt_budget_no_row_fits_names_the_limit_and_the_shortest_prompt(tmp_path):
+    # every row dropped by rollout.max_prompt_tokens used to read "20 usable rows are too few"
+    path = tmp_path / "task20.jsonl"
+    path.write_text("\n".join(json.dumps({"problem": f"{i}+63=", "answer": str(i + 63)}) for i in range(20)))
+    task = build_task(TaskConfig(source="jsonl", path=str(path)))
+    model, tokenizer = load_model("tiny")
+    fits = prompt_fits(model, tokenizer, max_new_tokens=8, max_prompt_tokens=2)
+    shortest = fits.tokens("0+63=")
+    with pytest.raises(ConfigError) as info:
+        task.drop_unfit(fits)
+    assert str(info.value) == (
+        f"task {path}: 20 of 20 prompts do not fit 2 prompt tokens (rollout.max_prompt_tokens); "
+        f"the shortest prompt is {shortest} tokens once chat-formatted"
+    )
+    assert len(task.train_batch(0, 4, seed=0)) == 4  # refused, the task keeps its rows
+
+
+def test_generated_prompts_are_held_to_the_prompt_budget():
+    # arithmetic prompts were never checked: --rollout.max_prompt_tokens 1 trained on 6+ token prompts
+    model, tokenizer = load_model("tiny")
+    task = build_task(TaskConfig(level=1, heldout_size=10))
+    probe = task.heldout() + task.train_batch(0, 64, 0)  # what drop_unfit checks
+    with pytest.raises(ConfigError, match=rf"arithmetic: {len(probe)} of {len(probe)} prompts do not fit 1 prompt tok"):
+        task.drop_unfit(prompt_fits(model, tokenizer, max_new_tokens=8, max_prompt_tokens=1))
+    assert task.drop_unfit(prompt_fits(model, tokenizer, max_new_tokens=8, max_prompt_tokens=500)) == 0
+    needed = max(fits_tokens(model, tokenizer, p.prompt) for p in probe)
+    assert task.drop_unfit(prompt_fits(model, tokenizer, max_new_tokens=8, max_prompt_tokens=needed)) == 0
+    with pytest.raises(ConfigError, match="do not fit"):
+        task.drop_unfit(prompt_fits(model, tokenizer, max_new_tokens=8, max_prompt_tokens=needed - 1))
+
+
+def fits_tokens(model, tokenizer, message: str) -> int:
+    return prompt_fits(model, tokenizer, max_new_tokens=8).tokens(message)

@@ -4,7 +4,7 @@ import pytest
 
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI, sqlite_path
-from sweeps.config import load_sweep_config
+from sweeps.config import grid_points, load_sweep_config
 
 
 def test_defaults_are_the_paper_grid_on_tiny(tmp_path):
@@ -132,3 +132,31 @@ def test_sweep_help_documents_every_key(tmp_path, monkeypatch, capsys):
         "Seconds",
     ):
         assert key in out, key
+
+
+def test_a_grid_point_the_loss_refuses_is_refused_before_any_trial(tmp_path):
+    # each point is built as its trial would be: clip_cov_lb=2 above the overridden ub 1.5 used to fail as a
+    # trial, and the sweep ended "finished" with no trial completed
+    path = tmp_path / "cc5.yaml"
+    path.write_text(
+        "study_name: cc5\nspace: clip_cov\ngrid: {loss.clip_cov_lb: [0.5, 2.0]}\noverrides: {loss.clip_cov_ub: 1.5}\n"
+    )
+    with pytest.raises(ConfigError) as info:
+        load_sweep_config(str(path), {}, {})
+    assert str(info.value) == (
+        "grid point loss.clip_cov_lb=2: sweep base config: loss clip_cov: need clip_cov_lb < clip_cov_ub, "
+        "got 2.0 and 1.5"
+    )
+    path.write_text("study_name: cc5\nspace: clip_cov\ngrid: {loss.clip_cov_lb: [0.5, 1.0]}\n")
+    assert load_sweep_config(str(path), {}, {}).grid_size == 2  # every point builds
+
+
+def test_grid_points_walk_every_combination():
+    assert grid_points({"a": [0.0, 1.0], "b": [5.0]}) == [{"a": 0.0, "b": 5.0}, {"a": 1.0, "b": 5.0}]
+
+
+def test_an_override_section_that_contains_itself_is_one_line(tmp_path):
+    path = tmp_path / "rec.yaml"
+    path.write_text("study_name: rec\ngrid: {loss.beta1: [0]}\noverrides: &o {run.steps: 2, loss: *o}\n")
+    with pytest.raises(ConfigError, match=r"'overrides.loss' contains itself \(a YAML alias"):
+        load_sweep_config(str(path), {}, {})

@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from harness.common.processes import is_stopped
+
 PARENT = """
 import subprocess, sys, time
 from harness.common.processes import die_with_parent
@@ -95,3 +97,20 @@ def test_the_cli_forgets_the_termination_of_the_command_it_ends(monkeypatch, cap
     monkeypatch.setitem(cli.COMMANDS, "models", stopped)
     assert cli.main(["models"]) == 130
     assert not processes.termination_requested()
+
+
+def test_a_stopped_process_is_seen_as_stopped():
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        assert not is_stopped(child.pid)
+        child.send_signal(signal.SIGSTOP)
+        for _ in range(100):  # the state changes asynchronously
+            if is_stopped(child.pid):
+                break
+            time.sleep(0.01)
+        assert is_stopped(child.pid)
+        child.send_signal(signal.SIGCONT)
+    finally:
+        child.kill()
+        child.wait()
+    assert not is_stopped(child.pid)  # gone: /proc says nothing

@@ -7,6 +7,7 @@ import lightning as L
 import pytest
 import torch
 
+from harness.common.errors import ConfigError
 from harness.models import load_model
 from harness.rollout.engine import Rollouts, chat_prompt, response_mask_from_ids
 from harness.schema import load_train_config
@@ -16,7 +17,9 @@ from harness.training.policy_update import PolicyUpdate
 from harness.training.rl_module import RLModule
 from harness.training.rollout_source import SyncSource
 from harness.training.step_batch import StepRollouts, concat_rollouts, first_groups, mixed_groups
+from harness.training.summary import stability_figures
 from harness.training.update_batch import UpdateBatch
+from harness.training.update_rules import positive_rows
 
 G = 4
 
@@ -156,6 +159,21 @@ def test_positive_nll_changes_the_update_by_exactly_its_gradient(tmp_path):
     assert with_nll.history[0]["positive_nll"] == pytest.approx(float(nll), rel=1e-4)
 
 
+def test_the_nll_term_trains_on_correct_answers_only_even_when_every_reward_is_equal(tmp_path):
+    # reward.correct == reward.incorrect: the reward cannot tell a right answer from a wrong one; the
+    # grader's verdict can (this trained on every wrong answer before)
+    module, _ = _run(tmp_path, **{"algo.positive_nll_coef": 0.1, "reward.correct": 0.0, "reward.incorrect": 0.0})
+    assert module.trained.positive.tolist() == [g < G // 2 for _ in range(4) for g in range(G)]
+
+
+def test_positive_rows_need_the_verdict_and_the_full_reward():
+    config = load_train_config("tiny", None, {"algo.positive_nll_coef": 0.1})
+    rewards = torch.tensor([1.0, 0.0, 0.7, 1.0])  # 0.7: a correct answer shaped down by the overlong penalty
+    correct = torch.tensor([True, False, True, False])
+    assert positive_rows(config, rewards, correct).tolist() == [True, False, False, False]
+    assert positive_rows(load_train_config("tiny", None, {}), rewards, correct) is None
+
+
 def test_dynamic_sampling_keeps_the_first_mixed_groups(tmp_path):
     class Patterned(ScriptedRollouts):
         # generation batch at position 0: groups 0, 2, 4 all-right / all-wrong, 1, 3, 5, 6 mixed
@@ -248,3 +266,27 @@ def test_recipe_keys_refuse_inconsistent_values(overrides, match):
 
     with pytest.raises(ConfigError, match=match):
         load_train_config("tiny", None, {"rollout.prompts_per_step": 4, "algo.mini_batches": 2, **overrides})
+
+
+def test_a_step_that_keeps_no_group_says_so_and_a_run_without_updates_is_stopped(tmp_path, capsys):
+    class Hopeless(ScriptedRollouts):
+        pattern = staticmethod(lambda position, prompt: 0)  # every group all wrong: none is mixed
+
+    overrides = {"algo.dynamic_sampling": True, "algo.max_gen_batches": 3, "run.steps": 1}
+    module, start = _run(tmp_path, Hopeless, **overrides)
+    assert module.positions == [0, 1, 2]
+    assert module.history[0]["without_update"] == 1.0 and module.history[0]["kept_prompts"] == 0
+    assert "step 0: dynamic sampling kept no group in 3 generation batch(es)" in capsys.readouterr().err
+    assert module.stop_reason.startswith("no step updated the policy: dynamic sampling kept no group in any of")
+    assert all(torch.equal(start[k], v) for k, v in module.policy.state_dict().items())  # nothing moved
+    assert stability_figures(module.history)["steps_without_update"] == 1.0
+
+
+def test_a_step_that_trains_counts_as_updated(tmp_path):
+    module, _ = _run(tmp_path, **{"run.steps": 1})
+    assert module.history[0]["without_update"] == 0.0 and module.stop_reason is None
+
+
+def test_generation_batches_are_bounded():
+    with pytest.raises(ConfigError, match=r"algo.max_gen_batches=1000000 is out of range; allowed: >= 1 and <= 64"):
+        load_train_config("tiny", None, {"algo.dynamic_sampling": True, "algo.max_gen_batches": 1_000_000})

@@ -9,7 +9,7 @@ from harness.models import load_model
 from harness.rollout.engine import HFGenerateBackend
 from harness.schema import load_train_config
 from harness.tasks import build_task
-from harness.training.rollout_source import AsyncSource, Ranks, SyncSource, lag_metrics, rollout_source
+from harness.training.rollout_source import AsyncSource, Ranks, SyncSource, lag_metrics, largest_lag, rollout_source
 from harness.training.step_batch import collect_step_rollouts, engine_options, sample_step
 from harness.training.step_metrics import StepMetrics
 
@@ -140,3 +140,25 @@ def test_the_trainer_and_the_workers_share_one_set_of_engine_settings():
     options = engine_options(config)
     assert options.dtype == "bfloat16" and options.kv_cache_gb == 2.0 and options.seed == 5
     assert engine_options(small_config()).dtype is None  # 32-bit: the policy's own dtype
+
+
+def test_the_lag_histogram_stops_at_the_largest_possible_lag():
+    assert largest_lag(small_config(**{"rollout.staleness": 4, "run.steps": 300})) == 4
+    assert largest_lag(small_config(**{"rollout.staleness": 4, "run.steps": 3})) == 2
+    assert largest_lag(small_config(**{"rollout.staleness": 1, "run.steps": 1})) == 0
+
+
+def test_a_staleness_far_above_the_run_logs_only_the_lags_it_can_have(one_thread):
+    # K = 10**9 used to build one histogram metric per lag up to K at step 0: a hang, memory growing
+    config = small_config(**{"rollout.staleness": 10**9, "run.steps": 2})
+    policy, tokenizer = load_model("tiny")
+    source = AsyncSource(config, policy, tokenizer, build_task(config.task))
+    source.start(policy, 0, Ranks())
+    try:
+        metrics = StepMetrics()
+        source.batch(0, metrics)
+        out = metrics.reduce(lambda t, op: t)
+    finally:
+        source.close()
+    assert sorted(key for key in out if key.startswith("staleness_lag")) == ["staleness_lag0", "staleness_lag1"]
+    assert out["staleness_lag0"] == 1.0
