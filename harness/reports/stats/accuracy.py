@@ -49,8 +49,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import t as student_t
 
+from harness.reports.stats.crossed import interval, problem_terms, seed_term
 from harness.reports.stats.power import (  # noqa: F401  (re-exported: the contract's one import path)
     PAPER_ASSUMPTIONS,
     Components,
@@ -99,39 +99,12 @@ def _matrix(row: RowScores, benchmark: str, seeds: Sequence[int], problems: Sequ
     return np.array([[row[benchmark][s][p] for p in problems] for s in seeds], dtype=float)
 
 
-def _problem_terms(vectors: list[np.ndarray], J: int) -> list[tuple[float, int]]:
-    """var(seed-averaged per-problem values)/n per benchmark (= MS_problem / (S n)), i.e. var(v)/n + var(r)/(S n)."""
-    return [(v.var(ddof=1) / len(v) / J**2, len(v) - 1) for v in vectors if len(v) >= 2]
-
-
-def _seed_terms(blocks: list[np.ndarray]) -> list[tuple[float, int]]:
-    """The seed term var(u)/S from seeds x problems blocks (one per benchmark, the same seeds): the spread of
-    the per-seed Avg also carries the residual's share (interaction plus sampling, MS_resid / n per
-    benchmark), which is taken out; a negative result means no measurable seed term (then left out)."""
-    J, S = len(blocks), blocks[0].shape[0]
-    if S < 2:
-        return []
-    residual = []
-    for block in blocks:
-        n = block.shape[1]
-        if n >= 2:  # two-way residual mean square
-            r = block - block.mean(axis=0) - block.mean(axis=1, keepdims=True) + block.mean()
-            residual.append(((r**2).sum() / ((S - 1) * (n - 1)) / n / J**2 / S, (S - 1) * (n - 1)))
-    seed_mean_square = float(np.mean([b.mean(axis=1) for b in blocks], axis=0).var(ddof=1)) / S
-    if seed_mean_square - sum(v for v, _ in residual) <= 0:
-        return []
-    return [(seed_mean_square, S - 1), *((-v, df) for v, df in residual)]
-
-
-def _t_interval(estimate: float, terms, level: float) -> tuple[float, float, float, float, float]:
-    """estimate +- t_nu SE with Satterthwaite's nu, the two-sided p-value of the same t statistic, SE, nu."""
-    variance = sum(v for v, _ in terms)
-    if variance <= 0:
-        return estimate, estimate, 1.0 if estimate == 0 else 0.0, 0.0, math.inf
-    nu = variance**2 / sum(v * v / df for v, df in terms)
-    se = math.sqrt(variance)
-    half = float(student_t.ppf(0.5 + level / 2, nu)) * se
-    return estimate - half, estimate + half, float(2 * student_t.sf(abs(estimate) / se, nu)), se, nu
+def paired_difference(blocks: list[np.ndarray], level: float = 0.95) -> Difference:
+    """The paired difference from its seeds x problems blocks D = treatment - control, one per benchmark
+    (the same seeds in each; fractions): what `difference` computes once the scores are lined up."""
+    estimate = float(np.mean([d.mean() for d in blocks]))
+    terms = problem_terms([d.mean(axis=0) for d in blocks], len(blocks)) + seed_term(blocks)
+    return _difference(estimate, terms, blocks[0].shape[0], sum(d.shape[1] for d in blocks), "paired", level)
 
 
 def difference(
@@ -155,9 +128,7 @@ def difference(
         blocks = [
             _matrix(treatment, b, shared, problems[b]) - _matrix(control, b, shared, problems[b]) for b in benchmarks
         ]
-        estimate = float(np.mean([d.mean() for d in blocks]))
-        terms = _problem_terms([d.mean(axis=0) for d in blocks], J) + _seed_terms(blocks)
-        return _difference(estimate, terms, len(shared), sum(len(p) for p in problems.values()), "paired", level)
+        return paired_difference(blocks, level)
     own = [sorted(_seeds(row, benchmarks)) for row in (treatment, control)]
     if not all(own):
         raise ValueError("a row has no seed evaluated on every benchmark asked for")
@@ -170,7 +141,7 @@ def difference(
         ]
         estimate = float(np.mean([t.mean() - c.mean() for t, c in zip(*sides)]))
         vectors = [t.mean(axis=0) - c.mean(axis=0) for t, c in zip(*sides)]
-        terms = _problem_terms(vectors, J) + _seed_terms(sides[0]) + _seed_terms(sides[1])
+        terms = problem_terms(vectors, J) + seed_term(sides[0]) + seed_term(sides[1])
         count, kind = sum(len(p) for p in common.values()), "unpaired seeds, paired problems"
     else:  # each row on its own seeds and problems; independent, so the variances add
         sides = [
@@ -178,15 +149,15 @@ def difference(
             for row, seeds in zip((treatment, control), own)
         ]
         estimate = float(np.mean([t.mean() for t in sides[0]]) - np.mean([c.mean() for c in sides[1]]))
-        terms = [x for side in sides for x in _problem_terms([m.mean(axis=0) for m in side], J) + _seed_terms(side)]
+        terms = [x for side in sides for x in problem_terms([m.mean(axis=0) for m in side], J) + seed_term(side)]
         count, kind = min(sum(m.shape[1] for m in side) for side in sides), "unpaired"
     return _difference(estimate, terms, min(map(len, own)), count, kind, level)
 
 
 def _difference(estimate, terms, seeds, problems, kind, level) -> Difference:
-    low, high, p_value, se, nu = _t_interval(estimate, terms, level)
+    low, high, p_value, se, nu = interval(estimate, terms, level)
     over = "problems only (1 seed: seed-to-seed variation not measured)" if seeds == 1 else "seeds x problems"
-    method = f"{kind}: crossed random-effects t-interval over {over}, Satterthwaite df, {100 * level:g}%"
+    method = f"{kind}: crossed random-effects t-interval over {over}, bounded Satterthwaite df, {100 * level:g}%"
     paired = kind == "paired"
     return Difference(100 * estimate, 100 * low, 100 * high, seeds, problems, paired, method, p_value, 100 * se, nu)
 
