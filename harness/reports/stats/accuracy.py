@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.reports.stats.crossed import interval, problem_terms, seed_term
+from harness.reports.stats.crossed import interval, problem_term, residual_square, seed_term
 from harness.reports.stats.power import (  # noqa: F401  (re-exported: the contract's one import path)
     PAPER_ASSUMPTIONS,
     Components,
@@ -99,11 +99,16 @@ def _matrix(row: RowScores, benchmark: str, seeds: Sequence[int], problems: Sequ
     return np.array([[row[benchmark][s][p] for p in problems] for s in seeds], dtype=float)
 
 
+def _residuals(blocks: list[np.ndarray], J: int) -> list[tuple[float, int, int]]:
+    """The residual mean squares a problem term takes out: one per block with 2+ seeds and 2+ problems."""
+    return [residual_square(b, J) for b in blocks if min(b.shape) >= 2]
+
+
 def paired_difference(blocks: list[np.ndarray], level: float = 0.95) -> Difference:
     """The paired difference from its seeds x problems blocks D = treatment - control, one per benchmark
     (the same seeds in each; fractions): what `difference` computes once the scores are lined up."""
-    estimate = float(np.mean([d.mean() for d in blocks]))
-    terms = problem_terms([d.mean(axis=0) for d in blocks], len(blocks)) + seed_term(blocks)
+    estimate, J = float(np.mean([d.mean() for d in blocks])), len(blocks)
+    terms = [x for d in blocks for x in problem_term(d.mean(axis=0), J, _residuals([d], J))] + seed_term(blocks)
     return _difference(estimate, terms, blocks[0].shape[0], sum(d.shape[1] for d in blocks), "paired", level)
 
 
@@ -141,7 +146,8 @@ def difference(
         ]
         estimate = float(np.mean([t.mean() - c.mean() for t, c in zip(*sides)]))
         vectors = [t.mean(axis=0) - c.mean(axis=0) for t, c in zip(*sides)]
-        terms = problem_terms(vectors, J) + seed_term(sides[0]) + seed_term(sides[1])
+        terms = [x for j, v in enumerate(vectors) for x in problem_term(v, J, _residuals([s[j] for s in sides], J))]
+        terms += seed_term(sides[0]) + seed_term(sides[1])
         count, kind = sum(len(p) for p in common.values()), "unpaired seeds, paired problems"
     else:  # each row on its own seeds and problems; independent, so the variances add
         sides = [
@@ -149,7 +155,8 @@ def difference(
             for row, seeds in zip((treatment, control), own)
         ]
         estimate = float(np.mean([t.mean() for t in sides[0]]) - np.mean([c.mean() for c in sides[1]]))
-        terms = [x for side in sides for x in problem_terms([m.mean(axis=0) for m in side], J) + seed_term(side)]
+        terms = [x for side in sides for m in side for x in problem_term(m.mean(axis=0), J, _residuals([m], J))]
+        terms += seed_term(sides[0]) + seed_term(sides[1])
         count, kind = min(sum(m.shape[1] for m in side) for side in sides), "unpaired"
     return _difference(estimate, terms, min(map(len, own)), count, kind, level)
 
@@ -157,7 +164,7 @@ def difference(
 def _difference(estimate, terms, seeds, problems, kind, level) -> Difference:
     low, high, p_value, se, nu = interval(estimate, terms, level)
     over = "problems only (1 seed: seed-to-seed variation not measured)" if seeds == 1 else "seeds x problems"
-    method = f"{kind}: crossed random-effects t-interval over {over}, bounded Satterthwaite df, {100 * level:g}%"
+    method = f"{kind}: crossed random-effects interval over {over}, fiducial variance mixture, {100 * level:g}%"
     paired = kind == "paired"
     return Difference(100 * estimate, 100 * low, 100 * high, seeds, problems, paired, method, p_value, 100 * se, nu)
 
