@@ -198,11 +198,14 @@ class Grouped:
 
 
 def significance_groups(rows: dict[str, RowScores], benchmarks: Sequence[str], **kw) -> list[Grouped]:
-    """Rows ranked by mean (ties by label). The leader opens group 1 and every row whose interval of the
-    difference to it covers 0 joins; the best row left opens group 2 and the rows left whose interval to
-    THAT row covers 0 join it; and so on. A row's `versus_leader` is always its difference to the overall
-    leader (row 1). No multiplicity correction: the groups are a reading aid at `level`, not a test."""
+    """Rows ranked by mean (ties by label). The leader opens group 1, and a row joins it unless its
+    difference to the leader is significant after Holm's correction over all the comparisons with the
+    leader (adjusted p < alpha = 1 - `level`, 0.05 by default); the best row left opens group 2, the rows left join it on the same rule
+    (Holm over the comparisons with that row); and so on. So the chance that any row is put outside
+    group 1 when all rows are equal is at most `alpha` (Holm holds under any dependence of the tests). A
+    row's `versus_leader` is always its difference to the overall leader (row 1), unadjusted."""
     benchmarks = [benchmarks] if isinstance(benchmarks, str) else benchmarks
+    alpha = 1 - kw.get("level", 0.95)
     means = {label: average(row, benchmarks) for label, row in rows.items()}
     order = sorted(rows, key=lambda label: (-means[label], label))
     if not order:
@@ -213,11 +216,8 @@ def significance_groups(rows: dict[str, RowScores], benchmarks: Sequence[str], *
         group += 1
         head, left = left[0], left[1:]
         groups[head] = group
-        joined = [
-            x
-            for x in left
-            if (versus[x] if head == leader else difference(rows[x], rows[head], benchmarks, **kw)).covers_zero()
-        ]
+        to_head = [versus[x] if head == leader else difference(rows[x], rows[head], benchmarks, **kw) for x in left]
+        joined = [x for x, p in zip(left, holm([d.p_value for d in to_head])) if p >= alpha]
         for label in joined:
             groups[label] = group
         left = [x for x in left if x not in joined]
