@@ -75,7 +75,7 @@ class Difference:
     method: str
     p_value: float  # two-sided, H0: difference = 0
     se: float = math.nan  # points: the standard error (added to the contract)
-    df: float = math.nan  # its Satterthwaite degrees of freedom (added to the contract)
+    df: float = math.nan  # Satterthwaite's df at the estimate, for reading only (the interval does not use it)
 
     def covers_zero(self) -> bool:
         return self.low <= 0.0 <= self.high
@@ -164,7 +164,7 @@ def difference(
 def _difference(estimate, terms, seeds, problems, kind, level) -> Difference:
     low, high, p_value, se, nu = interval(estimate, terms, level)
     over = "problems only (1 seed: seed-to-seed variation not measured)" if seeds == 1 else "seeds x problems"
-    method = f"{kind}: crossed random-effects interval over {over}, fiducial variance mixture, {100 * level:g}%"
+    method = f"{kind}: crossed random-effects interval over {over} (t mixture over the mean squares' df), {100 * level:g}%"
     paired = kind == "paired"
     return Difference(100 * estimate, 100 * low, 100 * high, seeds, problems, paired, method, p_value, 100 * se, nu)
 
