@@ -77,15 +77,16 @@ def groups_outside(design: Design, tables: int, rows: int = 6) -> float:
     return outside / tables
 
 
-def true_components(design: Design, seeds: int = 64, problems: int = 4000) -> Components:
-    """The p-scale variance components of `harness plan` (harness.reports.stats.power) for two equal rows of
-    the design, measured on the accuracies p themselves (no sampling noise) of a large fixed draw."""
+def true_components(design: Design, shift: float = 0.0, seeds: int = 64, problems: int = 4000) -> Components:
+    """The p-scale variance components of `harness plan` (harness.reports.stats.power) for a row with logit
+    `shift` against one without, measured on the accuracies p themselves (no sampling noise) of a large
+    fixed draw (what `components_from` estimates from the two measured rows)."""
     big = replace(design, seeds=seeds, problems=problems)
     rng = np.random.default_rng(12345)
     logits = np.log(design.base / (1 - design.base)) + rng.normal(0.0, big.difficulty_sd, problems)
     p = []
-    for _ in range(2):  # two rows on the same problems
-        z = logits + rng.normal(0.0, big.row_problem_sd, problems)
+    for row_shift in (shift, 0.0):  # two rows on the same problems
+        z = logits + row_shift + rng.normal(0.0, big.row_problem_sd, problems)
         z = z + rng.normal(0.0, big.seed_sd, (seeds, 1)) + rng.normal(0.0, big.interaction_sd, (seeds, problems))
         p.append(1.0 / (1.0 + np.exp(-z)))  # [seeds, problems]
     residual = [
@@ -107,7 +108,7 @@ def true_components(design: Design, seeds: int = 64, problems: int = 4000) -> Co
 
 
 def planned_power(design: Design, shift: float) -> float:
-    c = true_components(design)
+    c = true_components(design, shift)
     return power_of(c, 100 * true_difference(design, shift), design.seeds, design.samples, problems=design.problems)
 
 

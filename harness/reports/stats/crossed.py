@@ -79,7 +79,7 @@ def seed_term(blocks: list[np.ndarray]) -> list[Term]:
 
 
 @cache
-def _fiducial(df: int, position: int) -> np.ndarray:
+def fiducial(df: int, position: int) -> np.ndarray:
     """[DRAWS] draws of chi2_df / df: stratified quantiles in an order fixed by (df, position), so that two
     mean squares of a term (or of two terms) are drawn independently."""
     quantiles = chi2.ppf((np.arange(DRAWS) + 0.5) / DRAWS, df) / df
@@ -92,7 +92,7 @@ def _variance_draws(terms: list[Term]) -> np.ndarray:
     for term in terms:
         draw = np.zeros(DRAWS)
         for m, df, sign in term.mean_squares:
-            draw += sign * m / _fiducial(df, position)
+            draw += sign * m / fiducial(df, position)
             position += 1
         total += np.maximum(draw, 0.0)
     return total
