@@ -14,32 +14,23 @@ and problems are both samples (of training runs, of problems like these), so
 
 which the two-way ANOVA mean squares estimate without bias: (MS_seed + MS_problem - MS_resid) / (S n).
 For Avg the seed term comes from the per-seed Avg (a seed's shift is shared by its benchmarks) and the
-problem terms add over benchmarks (divided by J^2). A seed term estimated negative is left out. The
-interval is mean +- t_nu SE with nu Satterthwaite's degrees of freedom (about S - 1 when the seed term
-dominates, about n - 1 when problems do); the p-value is the same t test's, so p < 1 - level exactly
-when the interval excludes 0. One shared seed: problems only; the interval then holds for that
-training run and says nothing of seed-to-seed variation (the method text says so). Rows without shared
-seeds but with the same problems keep the problems paired (seed terms of each row added: "unpaired
-seeds, paired problems"); rows without shared problems are compared as two independent means.
+problem terms add over benchmarks (divided by J^2). The estimator and its interval live in
+harness.reports.stats.crossed: the seed term is the whole MS_seed (never truncated), the problem term is
+net of the residual, and the interval is a normal mixture over the mean squares' fiducial draws (Student's
+t with the design's own df where one mean square dominates; no plugged-in df), cut to +-100 points; the
+p-value is the same mixture's, so p < 1 - level exactly when the interval excludes 0. One shared seed:
+problems only; the interval then holds for that training run and says nothing of seed-to-seed variation
+(the method text says so). Rows without shared seeds but with the same problems keep the problems paired
+(seed terms of each row added: "unpaired seeds, paired problems"); rows without shared problems are
+compared as two independent means.
 
-Why not a bootstrap: on fabricated crossed data (logit model: problem difficulty, row x problem effect,
-seed shift, seed x problem deviation, k Bernoulli samples; 1000 repetitions per line, truth over fresh
-problems and seeds) the closed form covered 95% intervals at
+Measured coverage, type-I error, Holm's family-wise error and groups under the null: docs/statistics.md
+(harness.reports.stats.calibration, tests/perf/bench_stats_calibration.py).
 
-    AIME-like (n 30, k 16), seed-shift sd 0.1 / 0.3 logit:  S=2 0.96 / 0.92, S=3 0.97 / 0.95,
-        S=5 0.96 / 0.95, S=10 0.96 / 0.96; S=1 0.91 / 0.71 (seed variation is not in a 1-seed interval)
-    true difference +4.8 points (S=3) 0.96; MATH500-like (n 500, k 4, S=3) 0.93; AMC-like 0.95;
-    Avg of the five benchmarks (S=3) 0.93; other seeds, same problems (S=3 each) 0.96
-
-while resampling seeds and problems together (pigeonhole) counts the residual about 2.5 times (0.92-0.97
-at S=3-5, 0.99 where interaction dominates, 0.87 at S=2 with a large seed term), resampling problems
-within each seed (nested) averages the shared problem effect away (0.85-0.89), and percentile intervals
-of a rescaled crossed bootstrap covered 1-2 points less than this t interval at equal width. Below 0.95:
-with 2-3 seeds and a dominant seed term Satterthwaite's nu is a little optimistic (use 3+ seeds).
-
-Groups (`significance_groups`): ranked by Avg; the leader and every row whose interval to it covers 0
-form group 1, the best row left opens group 2 with the rows left whose interval to it covers 0, and so
-on. Power and budgets: harness.reports.stats.power (its docstring has the formula), re-exported.
+Groups (`significance_groups`): ranked by Avg; the leader and every row whose difference to it is not
+significant after Holm's correction over the comparisons with the leader form group 1, the best row left
+opens group 2 on the same rule, and so on. Power and budgets: harness.reports.stats.power (its docstring
+has the formula), re-exported.
 """
 
 from __future__ import annotations

@@ -14,14 +14,16 @@ p(1-p), one sample's variance; k samples divide it by k). problem_sd is already 
 over problems of the two rows' expected per-problem accuracies). The interval of
 harness.reports.stats.accuracy.difference estimates this same variance (its two-way ANOVA form) from a run.
 
-MDE = (t_{nu, 1-alpha/2} + t_{nu, power}) SE, a t version: nu is the Satterthwaite degrees of freedom of
-the ANOVA variance estimate at the expected mean squares (MS_seed = 2 n seed_sd^2 + R, MS_problem =
-S problem_sd^2 + R, MS_resid = R with R the per-cell residual above; S - 1, n - 1, (S-1)(n-1) degrees of
-freedom), so few seeds cost what they cost in the interval (t with ~S - 1 df when the seed term
-dominates). One seed: nu = n - 1 and the seed term is in SE although one seed cannot measure it, so
-where the seed term dominates (MATH-500) one seed's MDE can come out below two or three seeds': the
-1-seed test pays nothing for not knowing the seed term, and cannot tell seed luck from a difference.
-`power_of` is the same shifted-t approximation, so power_of(MDE) = power (up to the far tail).
+Power (`power_of`) is simulated, not approximated: TABLES normal tables of the design drawn once and
+reused for every design (common random numbers), each table's mean and its three mean squares (S - 1,
+n - 1, (S-1)(n-1) df; independent in a balanced normal crossed design, so a table is just these draws)
+put through the test the reports print (harness.reports.stats.crossed: the fiducial mixture), and the
+fraction that rejects counted. MDE (`minimum_detectable_difference`) is where that power first reaches
+80%. Checked against tables of the logit model of harness.reports.stats.simulate (docs/statistics.md:
+plan minus simulated power per design). One seed: only MS_problem is read but the seed term is in the
+variance, so where the seed term dominates (MATH-500) one seed's MDE can come out below two or three
+seeds': the 1-seed test pays nothing for not knowing the seed term, and cannot tell seed luck from a
+difference.
 
 PAPER_ASSUMPTIONS (stated defaults for `harness plan --profile paper`; a run with 2+ seeds replaces them
 by `components_from`):
