@@ -5,8 +5,8 @@
     column.versus["grpo() ..."]       # "-1.2 [-3.0, +0.5]": points to the leader, its interval
 
 Rows are ranked and grouped by `harness.reports.stats.accuracy.significance_groups`: the leader opens group
-1, every row whose difference to it is not significant after Holm's correction over the comparisons with
-the leader joins it (family-wise error at most 5%: six equal rows leave some row outside group 1 in at
+1, every row whose difference to it is not significant after Holm's correction over all pairs of rows
+joins it (family-wise error at most 5%: six equal rows leave some row outside group 1 in at
 most 5% of pages), the best row left opens group 2, and so on. A row compared with the leader on the same seeds and
 problems is paired; otherwise the comparison is unpaired and its cell says so.
 
@@ -84,7 +84,7 @@ def note(columns: GroupColumns, level: float = 0.95, versus: str = "vs leader") 
     if not columns.group:
         return ""
     text = (
-        f"group: rows the {HOLM}-corrected test at {100 - 100 * level:g}% cannot tell from the group's best row share "
+        f"group: rows the {HOLM}-corrected test (over all pairs) at {100 - 100 * level:g}% cannot tell from the group's best row share "
         f"its group (six equal rows: some row outside group 1 in at most {100 - 100 * level:g}% of pages); "
         f"{versus}: points, with its (uncorrected) {100 * level:g}% interval"
     )
