@@ -155,7 +155,9 @@ def difference(
 def _difference(estimate, terms, seeds, problems, kind, level) -> Difference:
     low, high, p_value, se, nu = interval(estimate, terms, level)
     over = "problems only (1 seed: seed-to-seed variation not measured)" if seeds == 1 else "seeds x problems"
-    method = f"{kind}: crossed random-effects interval over {over} (t mixture over the mean squares' df), {100 * level:g}%"
+    method = (
+        f"{kind}: crossed random-effects interval over {over} (t mixture over the mean squares' df), {100 * level:g}%"
+    )
     paired = kind == "paired"
     return Difference(100 * estimate, 100 * low, 100 * high, seeds, problems, paired, method, p_value, 100 * se, nu)
 
@@ -202,7 +204,9 @@ def significance_groups(rows: dict[str, RowScores], benchmarks: Sequence[str], *
     order = sorted(rows, key=lambda label: (-means[label], label))
     if not order:
         return []
-    pairs = {(a, b): difference(rows[b], rows[a], benchmarks, **kw) for i, a in enumerate(order) for b in order[i + 1 :]}
+    pairs = {
+        (a, b): difference(rows[b], rows[a], benchmarks, **kw) for i, a in enumerate(order) for b in order[i + 1 :]
+    }
     adjusted = dict(zip(pairs, holm([d.p_value for d in pairs.values()])))
     groups, left, group = {}, list(order), 0
     while left:

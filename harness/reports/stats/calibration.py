@@ -90,7 +90,8 @@ def true_components(design: Design, shift: float = 0.0, seeds: int = 64, problem
         z = z + rng.normal(0.0, big.seed_sd, (seeds, 1)) + rng.normal(0.0, big.interaction_sd, (seeds, problems))
         p.append(1.0 / (1.0 + np.exp(-z)))  # [seeds, problems]
     residual = [
-        float(((x - x.mean(axis=0) - x.mean(axis=1, keepdims=True) + x.mean()) ** 2).sum()) / ((seeds - 1) * (problems - 1))
+        float(((x - x.mean(axis=0) - x.mean(axis=1, keepdims=True) + x.mean()) ** 2).sum())
+        / ((seeds - 1) * (problems - 1))
         for x in p
     ]
     interaction = float(np.mean(residual))

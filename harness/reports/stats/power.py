@@ -49,16 +49,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-
 from functools import cache
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import ndtr
 
-from harness.reports.stats.crossed import fiducial
-
 from harness.reports.paper_numbers import COLUMNS, REPORTED
+from harness.reports.stats.crossed import fiducial
 
 
 @dataclass(frozen=True)
@@ -112,7 +110,9 @@ def power_of(components, difference_points, seeds, samples, *, alpha=0.05, probl
         variance = observed[0] / fiducial(squares[0][1], 0)[None, :MIXTURE]
     else:  # the order of accuracy.paired_difference: problem spread, residual, then seed (positions 0, 1, 2)
         seed, problem, residual = observed
-        variance = np.maximum(problem / fiducial(squares[1][1], 0)[:MIXTURE] - residual / fiducial(squares[2][1], 1)[:MIXTURE], 0.0)
+        variance = np.maximum(
+            problem / fiducial(squares[1][1], 0)[:MIXTURE] - residual / fiducial(squares[2][1], 1)[:MIXTURE], 0.0
+        )
         variance = variance + seed / fiducial(squares[0][1], 2)[:MIXTURE]  # [TABLES, MIXTURE]
     p_values = 2 * ndtr(-estimate / np.sqrt(np.maximum(variance, 1e-30))).mean(axis=1)
     return float((p_values < alpha).mean())

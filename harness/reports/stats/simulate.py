@@ -1,4 +1,4 @@
-"""Tables with a known truth: the generative model the statistics are checked against (and `harness plan` predicts with).
+"""Tables with a known truth: the generative model the statistics are checked against.
 
 One benchmark, R rows (training recipes), S training seeds, n problems, k samples per problem. On the logit
 scale the probability that row r, trained with seed s, solves problem i is
@@ -39,9 +39,7 @@ class Design:
     difficulty_sd: float = 1.5
 
     def label(self) -> str:
-        return (
-            f"n={self.problems} S={self.seeds} k={self.samples} base={self.base:g} seed_sd={self.seed_sd:g}"
-        )
+        return f"n={self.problems} S={self.seeds} k={self.samples} base={self.base:g} seed_sd={self.seed_sd:g}"
 
 
 def _logit(p: float) -> float:

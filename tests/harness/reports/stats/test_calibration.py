@@ -50,7 +50,8 @@ def test_family_error_of_four_null_claims_and_groups_of_six_equal_rows():
 
 def test_no_interval_wider_than_the_scale():
     """The issue's table (control all 0): the old df fell to 0.006 and the interval to +-2.3e153 points."""
-    treatment = {"b": {s: {f"p{i}": v for i, v in enumerate(r)} for s, r in enumerate([[.25, .75, 0], [1, 0, 1], [.75, 1, 1]])}}  # fmt: skip
+    table = [[0.25, 0.75, 0.0], [1.0, 0.0, 1.0], [0.75, 1.0, 1.0]]  # seeds x problems
+    treatment = {"b": {s: {f"p{i}": v for i, v in enumerate(r)} for s, r in enumerate(table)}}
     control = {"b": {s: {f"p{i}": 0.0 for i in range(3)} for s in range(3)}}
     d = difference(treatment, control, ["b"])
     assert d.mean == pytest.approx(63.9, abs=0.05)
