@@ -83,9 +83,10 @@ def note(columns: GroupColumns, level: float = 0.95, versus: str = "vs leader") 
     """The sentence under a table that explains its group column (and the `versus` column beside it)."""
     if not columns.group:
         return ""
+    alpha = f"{100 - 100 * level:g}%"
     text = (
-        f"group: rows the {HOLM}-corrected test (over all pairs) at {100 - 100 * level:g}% cannot tell from the "
-        f"group's best row share its group (six equal rows: some row outside group 1 in at most {100 - 100 * level:g}% of pages); "
+        f"group: rows the {HOLM}-corrected test (over all pairs) at {alpha} cannot tell from the "
+        f"group's best row share its group (six equal rows: some row outside group 1 in at most {alpha} of pages); "
         f"{versus}: points, with its (uncorrected) {100 * level:g}% interval"
     )
     if columns.method:
