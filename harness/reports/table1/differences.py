@@ -7,7 +7,8 @@ table's own budget can detect.
 
 A cell is treatment - baseline in percentage points with its 95% interval, "+2.5 [-1.0, +6.0]", from
 `harness.reports.stats.accuracy.difference` (a crossed random-effects interval over the seeds and problems
-both rows share, harness.reports.stats.crossed; the method is named once under the table). Avg is the difference of the unweighted mean over
+both rows share: harness.reports.stats.crossed; the method is named once under the
+table). Avg is the difference of the unweighted mean over
 the benchmarks, the paper's Avg. A row that does not share seeds and problems with the baseline is
 compared unpaired, and its line says so.
 
