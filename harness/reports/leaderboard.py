@@ -13,8 +13,8 @@ and the spread over seeds (math: lenient, with the strict-mode avg@k beside it);
 the runs' suite averages, or, for groups never evaluated on a suite, the held-out greedy accuracy
 after RL; then the held-out gain and the stability figures (logged by every run as `stability/*`).
 Rows are ranked by Avg. Sweep trials and table runs are rows of their own, their source shown.
-The "group" column ranks with noise in mind (`harness.reports.board_groups`): rows whose interval of
-the difference to the leader covers 0 share its group 1, and so on; "vs leader" is that difference.
+The "group" column ranks with noise in mind (`harness.reports.board_groups`): rows the Holm-corrected
+test cannot tell from the leader share its group 1, and so on; "vs leader" is that difference.
 Above the table, the grader audit's line (`harness grader-audit`).
 
 Only reads: a store that does not exist is refused (nothing is created). A metric that is NaN or

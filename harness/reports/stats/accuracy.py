@@ -14,32 +14,23 @@ and problems are both samples (of training runs, of problems like these), so
 
 which the two-way ANOVA mean squares estimate without bias: (MS_seed + MS_problem - MS_resid) / (S n).
 For Avg the seed term comes from the per-seed Avg (a seed's shift is shared by its benchmarks) and the
-problem terms add over benchmarks (divided by J^2). A seed term estimated negative is left out. The
-interval is mean +- t_nu SE with nu Satterthwaite's degrees of freedom (about S - 1 when the seed term
-dominates, about n - 1 when problems do); the p-value is the same t test's, so p < 1 - level exactly
-when the interval excludes 0. One shared seed: problems only; the interval then holds for that
-training run and says nothing of seed-to-seed variation (the method text says so). Rows without shared
-seeds but with the same problems keep the problems paired (seed terms of each row added: "unpaired
-seeds, paired problems"); rows without shared problems are compared as two independent means.
+problem terms add over benchmarks (divided by J^2). The estimator and its interval live in
+harness.reports.stats.crossed: the seed term is the whole MS_seed (never truncated), the problem term is
+net of the residual, and the interval is a normal mixture over the mean squares' fiducial draws (Student's
+t with the design's own df where one mean square dominates; no plugged-in df), cut to +-100 points; the
+p-value is the same mixture's, so p < 1 - level exactly when the interval excludes 0. One shared seed:
+problems only; the interval then holds for that training run and says nothing of seed-to-seed variation
+(the method text says so). Rows without shared seeds but with the same problems keep the problems paired
+(seed terms of each row added: "unpaired seeds, paired problems"); rows without shared problems are
+compared as two independent means.
 
-Why not a bootstrap: on fabricated crossed data (logit model: problem difficulty, row x problem effect,
-seed shift, seed x problem deviation, k Bernoulli samples; 1000 repetitions per line, truth over fresh
-problems and seeds) the closed form covered 95% intervals at
+Measured coverage, type-I error, Holm's family-wise error and groups under the null: docs/statistics.md
+(harness.reports.stats.calibration, tests/perf/bench_stats_calibration.py).
 
-    AIME-like (n 30, k 16), seed-shift sd 0.1 / 0.3 logit:  S=2 0.96 / 0.92, S=3 0.97 / 0.95,
-        S=5 0.96 / 0.95, S=10 0.96 / 0.96; S=1 0.91 / 0.71 (seed variation is not in a 1-seed interval)
-    true difference +4.8 points (S=3) 0.96; MATH500-like (n 500, k 4, S=3) 0.93; AMC-like 0.95;
-    Avg of the five benchmarks (S=3) 0.93; other seeds, same problems (S=3 each) 0.96
-
-while resampling seeds and problems together (pigeonhole) counts the residual about 2.5 times (0.92-0.97
-at S=3-5, 0.99 where interaction dominates, 0.87 at S=2 with a large seed term), resampling problems
-within each seed (nested) averages the shared problem effect away (0.85-0.89), and percentile intervals
-of a rescaled crossed bootstrap covered 1-2 points less than this t interval at equal width. Below 0.95:
-with 2-3 seeds and a dominant seed term Satterthwaite's nu is a little optimistic (use 3+ seeds).
-
-Groups (`significance_groups`): ranked by Avg; the leader and every row whose interval to it covers 0
-form group 1, the best row left opens group 2 with the rows left whose interval to it covers 0, and so
-on. Power and budgets: harness.reports.stats.power (its docstring has the formula), re-exported.
+Groups (`significance_groups`): ranked by Avg; the leader and every row whose difference to it is not
+significant after Holm's correction over all pairs of rows form group 1, the best row left opens group 2
+on the same rule, and so on. Power and budgets: harness.reports.stats.power (its docstring
+has the formula), re-exported.
 """
 
 from __future__ import annotations
@@ -49,8 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import t as student_t
 
+from harness.reports.stats.crossed import interval, problem_term, residual_square, seed_term
 from harness.reports.stats.power import (  # noqa: F401  (re-exported: the contract's one import path)
     PAPER_ASSUMPTIONS,
     Components,
@@ -75,7 +66,7 @@ class Difference:
     method: str
     p_value: float  # two-sided, H0: difference = 0
     se: float = math.nan  # points: the standard error (added to the contract)
-    df: float = math.nan  # its Satterthwaite degrees of freedom (added to the contract)
+    df: float = math.nan  # Satterthwaite's df at the estimate, for reading only (the interval does not use it)
 
     def covers_zero(self) -> bool:
         return self.low <= 0.0 <= self.high
@@ -99,39 +90,17 @@ def _matrix(row: RowScores, benchmark: str, seeds: Sequence[int], problems: Sequ
     return np.array([[row[benchmark][s][p] for p in problems] for s in seeds], dtype=float)
 
 
-def _problem_terms(vectors: list[np.ndarray], J: int) -> list[tuple[float, int]]:
-    """var(seed-averaged per-problem values)/n per benchmark (= MS_problem / (S n)), i.e. var(v)/n + var(r)/(S n)."""
-    return [(v.var(ddof=1) / len(v) / J**2, len(v) - 1) for v in vectors if len(v) >= 2]
+def _residuals(blocks: list[np.ndarray], J: int) -> list[tuple[float, int, int]]:
+    """The residual mean squares a problem term takes out: one per block with 2+ seeds and 2+ problems."""
+    return [residual_square(b, J) for b in blocks if min(b.shape) >= 2]
 
 
-def _seed_terms(blocks: list[np.ndarray]) -> list[tuple[float, int]]:
-    """The seed term var(u)/S from seeds x problems blocks (one per benchmark, the same seeds): the spread of
-    the per-seed Avg also carries the residual's share (interaction plus sampling, MS_resid / n per
-    benchmark), which is taken out; a negative result means no measurable seed term (then left out)."""
-    J, S = len(blocks), blocks[0].shape[0]
-    if S < 2:
-        return []
-    residual = []
-    for block in blocks:
-        n = block.shape[1]
-        if n >= 2:  # two-way residual mean square
-            r = block - block.mean(axis=0) - block.mean(axis=1, keepdims=True) + block.mean()
-            residual.append(((r**2).sum() / ((S - 1) * (n - 1)) / n / J**2 / S, (S - 1) * (n - 1)))
-    seed_mean_square = float(np.mean([b.mean(axis=1) for b in blocks], axis=0).var(ddof=1)) / S
-    if seed_mean_square - sum(v for v, _ in residual) <= 0:
-        return []
-    return [(seed_mean_square, S - 1), *((-v, df) for v, df in residual)]
-
-
-def _t_interval(estimate: float, terms, level: float) -> tuple[float, float, float, float, float]:
-    """estimate +- t_nu SE with Satterthwaite's nu, the two-sided p-value of the same t statistic, SE, nu."""
-    variance = sum(v for v, _ in terms)
-    if variance <= 0:
-        return estimate, estimate, 1.0 if estimate == 0 else 0.0, 0.0, math.inf
-    nu = variance**2 / sum(v * v / df for v, df in terms)
-    se = math.sqrt(variance)
-    half = float(student_t.ppf(0.5 + level / 2, nu)) * se
-    return estimate - half, estimate + half, float(2 * student_t.sf(abs(estimate) / se, nu)), se, nu
+def paired_difference(blocks: list[np.ndarray], level: float = 0.95) -> Difference:
+    """The paired difference from its seeds x problems blocks D = treatment - control, one per benchmark
+    (the same seeds in each; fractions): what `difference` computes once the scores are lined up."""
+    estimate, J = float(np.mean([d.mean() for d in blocks])), len(blocks)
+    terms = [x for d in blocks for x in problem_term(d.mean(axis=0), J, _residuals([d], J))] + seed_term(blocks)
+    return _difference(estimate, terms, blocks[0].shape[0], sum(d.shape[1] for d in blocks), "paired", level)
 
 
 def difference(
@@ -155,9 +124,7 @@ def difference(
         blocks = [
             _matrix(treatment, b, shared, problems[b]) - _matrix(control, b, shared, problems[b]) for b in benchmarks
         ]
-        estimate = float(np.mean([d.mean() for d in blocks]))
-        terms = _problem_terms([d.mean(axis=0) for d in blocks], J) + _seed_terms(blocks)
-        return _difference(estimate, terms, len(shared), sum(len(p) for p in problems.values()), "paired", level)
+        return paired_difference(blocks, level)
     own = [sorted(_seeds(row, benchmarks)) for row in (treatment, control)]
     if not all(own):
         raise ValueError("a row has no seed evaluated on every benchmark asked for")
@@ -170,7 +137,8 @@ def difference(
         ]
         estimate = float(np.mean([t.mean() - c.mean() for t, c in zip(*sides)]))
         vectors = [t.mean(axis=0) - c.mean(axis=0) for t, c in zip(*sides)]
-        terms = _problem_terms(vectors, J) + _seed_terms(sides[0]) + _seed_terms(sides[1])
+        terms = [x for j, v in enumerate(vectors) for x in problem_term(v, J, _residuals([s[j] for s in sides], J))]
+        terms += seed_term(sides[0]) + seed_term(sides[1])
         count, kind = sum(len(p) for p in common.values()), "unpaired seeds, paired problems"
     else:  # each row on its own seeds and problems; independent, so the variances add
         sides = [
@@ -178,15 +146,18 @@ def difference(
             for row, seeds in zip((treatment, control), own)
         ]
         estimate = float(np.mean([t.mean() for t in sides[0]]) - np.mean([c.mean() for c in sides[1]]))
-        terms = [x for side in sides for x in _problem_terms([m.mean(axis=0) for m in side], J) + _seed_terms(side)]
+        terms = [x for side in sides for m in side for x in problem_term(m.mean(axis=0), J, _residuals([m], J))]
+        terms += seed_term(sides[0]) + seed_term(sides[1])
         count, kind = min(sum(m.shape[1] for m in side) for side in sides), "unpaired"
     return _difference(estimate, terms, min(map(len, own)), count, kind, level)
 
 
 def _difference(estimate, terms, seeds, problems, kind, level) -> Difference:
-    low, high, p_value, se, nu = _t_interval(estimate, terms, level)
+    low, high, p_value, se, nu = interval(estimate, terms, level)
     over = "problems only (1 seed: seed-to-seed variation not measured)" if seeds == 1 else "seeds x problems"
-    method = f"{kind}: crossed random-effects t-interval over {over}, Satterthwaite df, {100 * level:g}%"
+    method = (
+        f"{kind}: crossed random-effects interval over {over} (t mixture over the mean squares' df), {100 * level:g}%"
+    )
     paired = kind == "paired"
     return Difference(100 * estimate, 100 * low, 100 * high, seeds, problems, paired, method, p_value, 100 * se, nu)
 
@@ -220,30 +191,34 @@ class Grouped:
 
 
 def significance_groups(rows: dict[str, RowScores], benchmarks: Sequence[str], **kw) -> list[Grouped]:
-    """Rows ranked by mean (ties by label). The leader opens group 1 and every row whose interval of the
-    difference to it covers 0 joins; the best row left opens group 2 and the rows left whose interval to
-    THAT row covers 0 join it; and so on. A row's `versus_leader` is always its difference to the overall
-    leader (row 1). No multiplicity correction: the groups are a reading aid at `level`, not a test."""
+    """Rows ranked by mean (ties by label). Every pair of rows is compared and the p-values are Holm-adjusted
+    over ALL pairs (the leader is picked by the data, so its comparisons are the largest differences: a
+    correction over the leader's comparisons alone lets six equal rows split in about 8-10% of pages).
+    The leader opens group 1 and every row whose adjusted p-value to it is at least alpha = 1 - `level`
+    (0.05 by default) joins; the best row left opens group 2 on the same rule, and so on. Holm holds
+    under any dependence, so when all rows are equal some row lands outside group 1 in at most alpha of
+    the pages. A row's `versus_leader` is its difference to the overall leader (row 1), unadjusted."""
     benchmarks = [benchmarks] if isinstance(benchmarks, str) else benchmarks
+    alpha = 1 - kw.get("level", 0.95)
     means = {label: average(row, benchmarks) for label, row in rows.items()}
     order = sorted(rows, key=lambda label: (-means[label], label))
     if not order:
         return []
-    leader, groups, left, group = order[0], {}, list(order), 0
-    versus = {label: difference(rows[label], rows[leader], benchmarks, **kw) for label in order[1:]}
+    pairs = {
+        (a, b): difference(rows[b], rows[a], benchmarks, **kw) for i, a in enumerate(order) for b in order[i + 1 :]
+    }
+    adjusted = dict(zip(pairs, holm([d.p_value for d in pairs.values()])))
+    groups, left, group = {}, list(order), 0
     while left:
         group += 1
         head, left = left[0], left[1:]
         groups[head] = group
-        joined = [
-            x
-            for x in left
-            if (versus[x] if head == leader else difference(rows[x], rows[head], benchmarks, **kw)).covers_zero()
-        ]
+        joined = [x for x in left if adjusted[head, x] >= alpha]
         for label in joined:
             groups[label] = group
         left = [x for x in left if x not in joined]
-    return [Grouped(label, means[label], groups[label], versus.get(label)) for label in order]
+    leader = order[0]
+    return [Grouped(label, means[label], groups[label], pairs.get((leader, label))) for label in order]
 
 
 def components_from(rows: dict[str, RowScores], benchmark: str, samples: int) -> Components:

@@ -5,8 +5,9 @@
     column.versus["grpo() ..."]       # "-1.2 [-3.0, +0.5]": points to the leader, its interval
 
 Rows are ranked and grouped by `harness.reports.stats.accuracy.significance_groups`: the leader opens group
-1, every row whose interval of the difference to it covers 0 joins it (noise cannot tell them apart),
-the best row left opens group 2, and so on. A row compared with the leader on the same seeds and
+1, every row whose difference to it is not significant after Holm's correction over all pairs of rows
+joins it (family-wise error at most 5%: six equal rows leave some row outside group 1 in at
+most 5% of pages), the best row left opens group 2, and so on. A row compared with the leader on the same seeds and
 problems is paired; otherwise the comparison is unpaired and its cell says so.
 
 Rows known only by an accuracy per seed (a sweep trial's or a training run's greedy held-out accuracy:
@@ -24,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from harness.reports.stats.accuracy import RowScores, Scores, significance_groups
+from harness.reports.stats.accuracy import HOLM, RowScores, Scores, significance_groups
 
 NOT_COMPARED = "–"
 
@@ -82,9 +83,11 @@ def note(columns: GroupColumns, level: float = 0.95, versus: str = "vs leader") 
     """The sentence under a table that explains its group column (and the `versus` column beside it)."""
     if not columns.group:
         return ""
+    alpha = f"{100 - 100 * level:g}%"
     text = (
-        f"group: rows whose {100 * level:g}% interval of the difference to the group's best row covers 0 share its "
-        f"group (1 = tied with the leader); {versus}: points, with that interval"
+        f"group: rows the {HOLM}-corrected test (over all pairs) at {alpha} cannot tell from the "
+        f"group's best row share its group (six equal rows: some row outside group 1 in at most {alpha} of pages); "
+        f"{versus}: points, with its (uncorrected) {100 * level:g}% interval"
     )
     if columns.method:
         text += f" ({columns.method})"

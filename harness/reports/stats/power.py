@@ -14,14 +14,16 @@ p(1-p), one sample's variance; k samples divide it by k). problem_sd is already 
 over problems of the two rows' expected per-problem accuracies). The interval of
 harness.reports.stats.accuracy.difference estimates this same variance (its two-way ANOVA form) from a run.
 
-MDE = (t_{nu, 1-alpha/2} + t_{nu, power}) SE, a t version: nu is the Satterthwaite degrees of freedom of
-the ANOVA variance estimate at the expected mean squares (MS_seed = 2 n seed_sd^2 + R, MS_problem =
-S problem_sd^2 + R, MS_resid = R with R the per-cell residual above; S - 1, n - 1, (S-1)(n-1) degrees of
-freedom), so few seeds cost what they cost in the interval (t with ~S - 1 df when the seed term
-dominates). One seed: nu = n - 1 and the seed term is in SE although one seed cannot measure it, so
-where the seed term dominates (MATH-500) one seed's MDE can come out below two or three seeds': the
-1-seed test pays nothing for not knowing the seed term, and cannot tell seed luck from a difference.
-`power_of` is the same shifted-t approximation, so power_of(MDE) = power (up to the far tail).
+Power (`power_of`) is simulated, not approximated: TABLES normal tables of the design drawn once and
+reused for every design (common random numbers), each table's mean and its three mean squares (S - 1,
+n - 1, (S-1)(n-1) df; independent in a balanced normal crossed design, so a table is just these draws)
+put through the test the reports print (harness.reports.stats.crossed: the fiducial mixture), and the
+fraction that rejects counted. MDE (`minimum_detectable_difference`) is where that power first reaches
+80%. Checked against tables of the logit model of harness.reports.stats.simulate (docs/statistics.md:
+plan minus simulated power per design). One seed: only MS_problem is read but the seed term is in the
+variance, so where the seed term dominates (MATH-500) one seed's MDE can come out below two or three
+seeds': the 1-seed test pays nothing for not knowing the seed term, and cannot tell seed luck from a
+difference.
 
 PAPER_ASSUMPTIONS (stated defaults for `harness plan --profile paper`; a run with 2+ seeds replaces them
 by `components_from`):
@@ -47,10 +49,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
-from scipy.stats import t as student_t
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import ndtr
 
 from harness.reports.paper_numbers import COLUMNS, REPORTED
+from harness.reports.stats.crossed import fiducial
 
 
 @dataclass(frozen=True)
@@ -64,33 +70,69 @@ class Components:  # per benchmark, in score units (fractions); the module docst
     interaction_sd: float = 0.0  # a row's seed x problem deviation beyond sampling (added to the contract)
 
 
-def _design(c: Components, seeds: int, samples: int, problems: int | None) -> tuple[float, float]:
-    """(SE of the paired difference, its Satterthwaite degrees of freedom) for a design (module docstring)."""
+TABLES = 1000  # simulated tables per power figure (fixed draws: common random numbers across designs)
+MIXTURE = 256  # fiducial draws per table's p-value (its noise averages out over the tables)
+
+
+def _design(c: Components, seeds: int, samples: int, problems: int | None) -> tuple[float, list[tuple[float, int]]]:
+    """(SE of the paired difference, the expected mean squares MS_seed, MS_problem, MS_resid with their df,
+    on the variance-of-the-mean scale) for a design (module docstring); one seed: MS_problem only."""
     n, S = problems or c.problems, seeds
     residual = 2 * (c.interaction_sd**2 + c.sample_var / samples)  # per cell, of the difference
-    ms_seed, ms_problem = n * 2 * c.seed_sd**2 + residual, S * c.problem_sd**2 + residual
     variance = 2 * c.seed_sd**2 / S + c.problem_sd**2 / n + residual / (S * n)
+    problem = ((S * c.problem_sd**2 + residual) / (S * n), n - 1)
     if S < 2:
-        return math.sqrt(variance), float(n - 1)
-    parts = ((ms_seed, S - 1), (ms_problem, n - 1), (residual, (S - 1) * (n - 1)))
-    return math.sqrt(variance), (sum(m for m, _ in parts[:2]) - residual) ** 2 / sum(m * m / df for m, df in parts)
+        return math.sqrt(variance), [problem]
+    seed = ((n * 2 * c.seed_sd**2 + residual) / (S * n), S - 1)
+    return math.sqrt(variance), [seed, problem, (residual / (S * n), (S - 1) * (n - 1))]
+
+
+@cache
+def _standard_tables(dfs: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed draws for TABLES tables: the estimate's standard normal error and chi2_f / f per mean square
+    (in a balanced normal crossed design the mean and the mean squares are independent, so a table IS
+    these draws: no seeds x problems matrix needed)."""
+    rng = np.random.default_rng(2028)
+    return rng.standard_normal(TABLES), np.stack([rng.chisquare(f, TABLES) / f for f in dfs])
+
+
+def power_of(components, difference_points, seeds, samples, *, alpha=0.05, problems=None) -> float:
+    """Probability that the two-sided test at `alpha` of harness.reports.stats.crossed (the interval the
+    reports print) rejects when the true difference is `difference_points`: simulated on TABLES normal
+    tables of the design with fixed draws, each table's p-value from the same fiducial mixture."""
+    se, squares = _design(components, seeds, samples, problems)
+    if not se > 0:
+        return math.nan
+    z, scaled = _standard_tables(tuple(f for _, f in squares))
+    estimate = np.abs(difference_points / 100 + se * z)[:, None]  # [TABLES, 1]
+    observed = [m * scaled[j][:, None] for j, (m, _) in enumerate(squares)]  # the tables' mean squares
+    if len(squares) == 1:  # one seed: the problem term alone
+        variance = observed[0] / fiducial(squares[0][1], 0)[None, :MIXTURE]
+    else:  # the order of accuracy.paired_difference: problem spread, residual, then seed (positions 0, 1, 2)
+        seed, problem, residual = observed
+        variance = np.maximum(
+            problem / fiducial(squares[1][1], 0)[:MIXTURE] - residual / fiducial(squares[2][1], 1)[:MIXTURE], 0.0
+        )
+        variance = variance + seed / fiducial(squares[0][1], 2)[:MIXTURE]  # [TABLES, MIXTURE]
+    p_values = 2 * ndtr(-estimate / np.sqrt(np.maximum(variance, 1e-30))).mean(axis=1)
+    return float((p_values < alpha).mean())
 
 
 def minimum_detectable_difference(
     components: Components, seeds: int, samples: int, *, alpha=0.05, power=0.8, problems: int | None = None
 ) -> float:
-    """The smallest true difference (points) the interval test detects with `power`:
-    (t_{nu,1-alpha/2} + t_{nu,power}) SE."""
-    se, nu = _design(components, seeds, samples, problems)
-    return 100 * (student_t.ppf(1 - alpha / 2, nu) + student_t.ppf(power, nu)) * se
-
-
-def power_of(components, difference_points, seeds, samples, *, alpha=0.05, problems=None) -> float:
-    """Probability that the two-sided interval test at `alpha` excludes 0 when the true difference is
-    `difference_points` (shifted central t: the approximation the MDE inverts)."""
-    se, nu = _design(components, seeds, samples, problems)
-    shift, critical = difference_points / 100 / se, student_t.ppf(1 - alpha / 2, nu)
-    return float(student_t.cdf(shift - critical, nu) + student_t.cdf(-shift - critical, nu))
+    """The smallest true difference (points) the test detects with `power` (`power_of` inverted; with
+    fixed draws power_of is a step function, so this is where it first reaches `power`, to 0.01 point)."""
+    se, _ = _design(components, seeds, samples, problems)
+    if not math.isfinite(se) or se <= 0:
+        return math.nan
+    reach = lambda d: power_of(components, d, seeds, samples, alpha=alpha, problems=problems) - power  # noqa: E731
+    high = 100 * se
+    while reach(high) < 0:
+        high *= 2
+        if high > 1e4:
+            return math.inf
+    return brentq(reach, 0.0, high, xtol=0.01) if reach(0.0) < 0 else 0.0
 
 
 def budget(

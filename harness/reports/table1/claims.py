@@ -19,7 +19,7 @@ Nothing here is tuned to agree with the paper.
 Accuracy claims (the paper's Table 1: CE-GPPO above GRPO and DAPO on Avg, and above GRPO on each
 benchmark; for CE-GPPO(0.5,1) and, when its row ran, CE-GPPO(0.75,1), the paper's 7B setting) are
 differences of avg@k in points from `harness.reports.stats.accuracy.difference` (crossed random-effects
-t-interval over seeds and problems, 95%, and the same t test's two-sided p-value). There are many
+interval over seeds and problems, 95%, and the same test's two-sided p-value). There are many
 of them, so their p-values are Holm-adjusted together (the family: every accuracy claim that ran)
 and the verdict reads the adjusted p-value: "holds" when it is below 5% and the difference lies on
 the claimed side, "does not hold" when it is below 5% on the other side, "inside noise" otherwise.

@@ -6,8 +6,9 @@ table's own budget can detect.
     detectable(trained, benchmarks, seeds, k)              # benchmark -> (MDE in points, Components)
 
 A cell is treatment - baseline in percentage points with its 95% interval, "+2.5 [-1.0, +6.0]", from
-`harness.reports.stats.accuracy.difference` (a crossed random-effects t-interval over the seeds and problems
-both rows share; the method is named once under the table). Avg is the difference of the unweighted mean over
+`harness.reports.stats.accuracy.difference` (a crossed random-effects interval over the seeds and problems
+both rows share: harness.reports.stats.crossed; the method is named once under the
+table). Avg is the difference of the unweighted mean over
 the benchmarks, the paper's Avg. A row that does not share seeds and problems with the baseline is
 compared unpaired, and its line says so.
 
@@ -146,7 +147,9 @@ def detectable_line(found: dict[str, tuple[float, Components]], seeds: int, samp
         return ""
     parts = []
     for b, (points, c) in found.items():
-        if math.isfinite(points):
+        if points > 100:  # beyond the scale: no difference of accuracies is detected with 80% power
+            parts.append(f"{b} none up to 100 points ({c.problems} problems)")
+        elif math.isfinite(points):
             parts.append(f"{b} {points:.1f} points ({c.problems} problems)")
         else:
             parts.append(f"{b} not measurable (needs two RL rows on shared problems)")

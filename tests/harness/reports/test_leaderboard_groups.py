@@ -103,7 +103,8 @@ def test_the_group_shows_in_markdown_html_and_the_terminal(board):
     _, folder, printed = board
     markdown = (folder / "leaderboard.md").read_text()
     assert "| algorithm | seeds | group | vs leader | arith | Avg |" in markdown
-    assert "share its group (1 = tied with the leader)" in markdown and "unpaired" in markdown
-    assert "| group | vs leader |" in printed and "t-interval" in printed
+    assert "Holm-Bonferroni-corrected test (over all pairs) at 5% cannot tell from the group's best row" in markdown
+    assert "some row outside group 1 in at most 5% of pages" in markdown and "unpaired" in markdown
+    assert "| group | vs leader |" in printed and "random-effects interval" in printed
     page = (folder / "leaderboard.html").read_text()
     assert '<td class="lead g1">1 (leader)</td>' in page and '<td class="lead g2">2</td>' in page

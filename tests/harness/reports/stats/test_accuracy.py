@@ -71,18 +71,21 @@ def test_variance_matches_the_large_sample_reference():
         d = difference(t, c, ["b"])
         estimates.append(d.mean)
         variances.append(d.se**2)
-        assert d.low == pytest.approx(d.mean - student_t.ppf(0.975, d.df) * d.se)
+        assert d.high - d.mean == pytest.approx(d.mean - d.low)  # symmetric (never cut at this scale)
+        assert d.high - d.mean > student_t.ppf(0.975, 10**6) * d.se  # wider than the normal interval
     assert statistics.fmean(variances) / statistics.variance(estimates) == pytest.approx(1.0, abs=0.17)
 
 
 def test_one_seed_is_the_paired_t_interval_over_problems():
-    """One seed: the interval is exactly the classic paired t over per-problem differences."""
+    """One seed: the interval is the classic paired t over per-problem differences (a single mean square's
+    fiducial mixture is Student's t; the fixed draws reproduce its quantile to 0.2%)."""
     rng = np.random.default_rng(5)
     t, c = pair(rng, 400, 1, 8, 0.02, problem_sd=0.1)
     d = difference(t, c, ["b"])
     reference = t_interval([t["b"][0][p] - c["b"][0][p] for p in t["b"][0]])
     assert d.paired and d.seeds == 1 and "problems only" in d.method
-    assert (d.mean, d.low, d.high) == pytest.approx((100 * reference.mean, 100 * reference.low, 100 * reference.high))
+    assert d.mean == pytest.approx(100 * reference.mean)
+    assert d.high - d.mean == pytest.approx(100 * (reference.high - reference.mean), rel=2e-3)
 
 
 def test_seed_dominated_is_the_paired_t_interval_over_seeds():
@@ -111,7 +114,8 @@ def test_other_seeds_keep_problems_paired_other_problems_do_not():
     assert "paired problems" in other_seeds.method and other_seeds.method.startswith("unpaired seeds")
     assert paired.mean == pytest.approx(other_seeds.mean) == pytest.approx(unpaired.mean)
     width = {d: d.high - d.low for d in (paired, other_seeds, unpaired)}
-    assert width[other_seeds] < 1.5 * width[paired] and width[unpaired] > 1.5 * width[other_seeds]
+    # two seed terms of 3 df each (never truncated, so their few df always count) against one
+    assert width[other_seeds] < 2 * width[paired] and width[unpaired] > 1.5 * width[other_seeds]
 
 
 def test_avg_over_benchmarks_problems_summed_and_deterministic():

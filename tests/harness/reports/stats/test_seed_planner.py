@@ -37,7 +37,9 @@ def test_the_paper_profile_uses_the_stated_assumptions(capsys):
     assert out[2].split()[:3] == ["benchmark", "problems", "seed"] and "for 5 points: seeds x samples (power)" in out[2]
     lines = {line.split()[0]: line for line in out[3:8]}
     assert set(lines) == set(PAPER_ASSUMPTIONS) and lines["aime24"].split()[1] == "30"
-    assert "5x64 (0.8" in lines["aime24"]  # 30 problems: 5 seeds need 64 samples each for 5 points
+    # 30 problems: 8 seeds x 32 samples reach 80% power for 5 points (5 seeds x 64 no longer do: the interval
+    # counts the seed term's 4 df, which the shifted-t approximation of the old plan under-counted)
+    assert "8x32 (0.8" in lines["aime24"] and "5x" not in lines["aime24"].split("points")[-1]
     assert "points" in lines["math500"] and "x" in lines["math500"].split("points")[-1]
 
 

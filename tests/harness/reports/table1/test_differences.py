@@ -46,7 +46,7 @@ def test_every_row_against_the_baseline_per_benchmark_and_avg():
     assert lines[0] == "### Difference to GRPO, points, 95% interval"
     assert lines[2] == "| algorithm | compared | aime | amc | Avg |"
     assert lines[5].startswith(f"| CE-GPPO(0.5,1) | paired, 3 seeds | {ce.cells['aime'].text()} |")
-    assert lines[-1].startswith("Intervals: paired: crossed random-effects t-interval")
+    assert lines[-1].startswith("Intervals: paired: crossed random-effects interval")
     columns = csv_columns(comparisons, ["aime", "amc"], "GRPO")
     assert list(columns)[:2] == ["diff_baseline", "diff_paired"] and "GRPO" not in columns["diff_baseline"]
     assert float(columns["Avg_diff_pts"]["CE-GPPO(0.5,1)"]) == pytest.approx(ce.cells["Avg"].mean, abs=1e-4)
