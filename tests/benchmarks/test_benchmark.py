@@ -213,7 +213,9 @@ def test_two_rows_with_one_id_are_refused_naming_file_lines_and_id(tmp_path):
         {"id": "2023-AMC12A-2", "problem": "2+2", "answer": "4"},
         {"id": "2023-AMC12A-1", "problem": "3+3", "answer": "6"},
     ]
-    (tmp_path / "amc23.jsonl").write_text(json.dumps(rows[0]) + "\n\n" + "".join(json.dumps(r) + "\n" for r in rows[1:]))
+    (tmp_path / "amc23.jsonl").write_text(
+        json.dumps(rows[0]) + "\n\n" + "".join(json.dumps(r) + "\n" for r in rows[1:])
+    )
     with pytest.raises(DataError) as error:
         get_benchmark("amc23").load(tmp_path, limit=2)
     message = str(error.value)

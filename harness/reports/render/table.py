@@ -172,7 +172,11 @@ def to_csv(rows: list[TableRow], benchmarks: list[str], extra: dict | None = Non
             if cell is None:
                 values += ["", "", ""]
                 continue
-            values += [f"{cell.mean:.6g}", "" if cell.se is None else f"{cell.se:.6g}", f"{cell.sd:.6g}" if cell.seeds >= 2 else ""]
+            values += [
+                f"{cell.mean:.6g}",
+                "" if cell.se is None else f"{cell.se:.6g}",
+                f"{cell.sd:.6g}" if cell.seeds >= 2 else "",
+            ]
         figures = [f"{row.stability[key]:.6g}" if key in row.stability else "" for key, _, _ in STABILITY]
         stricts = [_number(row.cells[c].strict if c in row.cells else None) for c in columns]
         writer.writerow(

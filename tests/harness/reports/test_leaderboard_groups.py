@@ -27,7 +27,12 @@ def evaluated_run(client, experiment, loss, seed, shift, tmp_path, rng, score=No
     client.set_terminated(run, "FINISHED")
     chance = np.clip(DIFFICULTY + shift, 0, 1)
     samples = [
-        {"benchmark": "arith", "id": i, "sample": j, "scores": {"acc": float(rng.random() < chance[i]) if score is None else score}}
+        {
+            "benchmark": "arith",
+            "id": i,
+            "sample": j,
+            "scores": {"acc": float(rng.random() < chance[i]) if score is None else score},
+        }
         for i in range(PROBLEMS)
         for j in range(K)
     ]

@@ -51,8 +51,7 @@ def test_markdown_and_csv_show_the_same_numbers():
     lines = markdown.splitlines()
     assert lines[0].startswith("| algorithm | seeds | aime | amc | Avg | end H |")
     assert (
-        lines[2]
-        == "| base | 1 | 0.0 ± 0.0 (sd n/a (1 seed)) | 50.0 ± 0.0 (sd n/a (1 seed)) | 25.0 (sd n/a (1 seed)) "
+        lines[2] == "| base | 1 | 0.0 ± 0.0 (sd n/a (1 seed)) | 50.0 ± 0.0 (sd n/a (1 seed)) | 25.0 (sd n/a (1 seed)) "
         "| – | – | – | – | – | – | – |"
     )  # one seed measures no spread: no "sd 0.0"
     assert (
@@ -81,4 +80,6 @@ def test_strict_scores_stand_beside_the_lenient_headline():
     assert header.split(",")[-3:] == ["math_strict_mean", "arith_strict_mean", "Avg_strict_mean"]
     assert line.split(",")[-3:] == ["0.375", "", ""]
     (both,) = build_table({"GRPO": {0: SeedResult({"math": {"x": 1.0}}, {}, {"math": {"x": 0.0}})}}, ["math"])
-    assert both.cells["Avg"].strict == 0.0 and "| 100.0 (sd n/a (1 seed)), strict 0.0 |" in to_markdown([both], ["math"])
+    assert both.cells["Avg"].strict == 0.0 and "| 100.0 (sd n/a (1 seed)), strict 0.0 |" in to_markdown(
+        [both], ["math"]
+    )
