@@ -38,6 +38,7 @@ def test_models_lists_builtins_with_parameter_counts():
     smol = int(rows["smollm2-135m-instruct"].replace(",", ""))
     assert 100_000 <= tiny <= 2_000_000
     assert 130_000_000 <= smol <= 140_000_000
+    assert "Converting" not in proc.stderr and "Writing" not in proc.stderr  # listing builds and converts nothing
 
 
 def test_train_ends_with_a_summary_and_stays_quiet(tmp_path):
