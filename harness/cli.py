@@ -182,8 +182,17 @@ def train_help() -> str:
     )
 
 
+def loss_names() -> tuple[str, ...]:
+    """The losses `--loss` accepts, for its help line: the built-ins by name (algorithms.names: importing the
+    losses would import torch, seconds of CPU), and any other loss a package has registered already."""
+    from algorithms.names import LOSS_NAMES
+
+    registry = sys.modules.get("algorithms.loss_registry")
+    others = tuple(n for n in registry.registered_losses() if n not in LOSS_NAMES) if registry else ()
+    return LOSS_NAMES + others
+
+
 def build_parser() -> OneLineParser:
-    from algorithms import registered_losses
     from harness.schema import EvalConfig
 
     common = argparse.ArgumentParser(add_help=False)
@@ -203,7 +212,7 @@ def build_parser() -> OneLineParser:
     )
     train.add_argument("--profile", help=f"defaults: {profiles_help()}")
     train.add_argument("--config", help="YAML file refining the profile")
-    train.add_argument("--loss", help=f"policy loss name ({', '.join(registered_losses())})")
+    train.add_argument("--loss", help=f"policy loss name ({', '.join(loss_names())})")
     train.add_argument("--output-dir", help="run directory (checkpoints, summary.json, final model)")
     train.add_argument("--tracking-uri", help=f"MLflow tracking URI (default {DEFAULT_TRACKING_URI})")
     train.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --output-dir")

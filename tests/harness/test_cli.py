@@ -29,6 +29,30 @@ def test_train_help_documents_every_key_with_units():
     assert "--rollout.max_new_tokens" in proc.stdout and "(tokens)" in proc.stdout
 
 
+NOTHING_HEAVY = """
+import sys
+from harness.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(sorted(m for m in ("torch", "mlflow", "transformers", "optuna") if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["train", "--help"], ["models"], ["leaderboard", "--tracking-uri", "sqlite:///MISSING/x.db"]],
+)
+def test_commands_that_answer_at_once_import_no_heavy_library(argv, tmp_path):
+    """--help and `train --help` imported torch to list the losses (2-3.6 s of CPU), `models` de-quantised
+    SmolLM2 to count it (8-28 s), the leaderboard imported MLflow before finding no store (3.5-12.6 s).
+    The CPU times themselves are printed by tests/perf/bench_cli.py."""
+    argv = [a.replace("MISSING", str(tmp_path / "missing")) for a in argv]
+    proc = subprocess.run([sys.executable, "-c", NOTHING_HEAVY, *argv], capture_output=True, text=True)
+    assert proc.stdout.splitlines()[-1] == "[]", proc.stdout[-300:] + proc.stderr[-300:]
+
+
 def test_models_lists_builtins_with_parameter_counts():
     proc = run("models")
     assert proc.returncode == 0, proc.stderr

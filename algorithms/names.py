@@ -1,0 +1,33 @@
+"""The names the configuration and `--help` offer, without importing torch: built-in losses, aggregation
+modes and KL estimators.
+
+    from algorithms.names import LOSS_NAMES, AGG_MODES, KL_ESTIMATOR_NAMES
+
+`harness --help` and `harness train --help` list the losses; importing the losses themselves (and with
+them torch) costs seconds of CPU, so the names are stated here and tests/algorithms/test_registry.py
+checks each list against its owner: LOSS_NAMES against the registry once the built-ins are registered,
+AGG_MODES against `aggregate`, KL_ESTIMATOR_NAMES against `algorithms.kl.KL_ESTIMATORS`. A loss
+registered by another package is not listed here; it appears wherever the registry is asked
+(`algorithms.registered_losses()`), configs included. A new built-in loss adds its name below.
+"""
+
+LOSS_NAMES: tuple[str, ...] = (
+    "ce_gppo",
+    "cispo",
+    "clip_cov",
+    "dapo",
+    "entropy_reg",
+    "geo_mean",
+    "gppo",
+    "grpo",
+    "gspo",
+    "kl_cov",
+    "sapo",
+)
+"""Built-in losses, in the order the registry lists them."""
+
+AGG_MODES: tuple[str, ...] = ("token_mean", "seq_mean_token_mean", "seq_mean_token_sum", "seq_sum_norm")
+"""Aggregation modes of `algorithms.aggregate` (defined here, imported by algorithms.aggregation)."""
+
+KL_ESTIMATOR_NAMES: tuple[str, ...] = ("k1", "k2", "k3")
+"""Estimators of the KL to the reference policy (algorithms.kl)."""
