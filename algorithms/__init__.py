@@ -46,44 +46,42 @@ _EXPORTS = {
 
 def _modules() -> dict[str, Any]:
     """Register the built-in losses, then the modules that hold the package's names."""
-    from . import (  # noqa: F401  (registers the losses)
+    import sys
+
+    from . import (  # noqa: F401  (the loss modules register their losses on import)
+        advantages,
+        aggregation,
+        batch,
         ce_gppo,
         cispo,
         clip_cov,
+        corrections,
         dapo,
         entropy_reg,
         geo_mean,
         gppo,
         grpo,
         gspo,
+        kl,
         kl_cov,
+        loss_registry,
+        quadrants,
         sapo,
+        schedules,
+        update_objective,
     )
-    from . import advantages, aggregation, batch, corrections, kl, loss_registry, quadrants, schedules, update_objective
 
-    return {
-        "advantages": advantages,
-        "aggregation": aggregation,
-        "batch": batch,
-        "corrections": corrections,
-        "kl": kl,
-        "loss_registry": loss_registry,
-        "quadrants": quadrants,
-        "schedules": schedules,
-        "update_objective": update_objective,
-    }
+    return {home: sys.modules[f"{__name__}.{home}"] for home in _EXPORTS}
 
 
 def __getattr__(name: str) -> Any:
-    modules = None
     if name == "LOSSES":  # every loss registered when it is first asked for
         value = __getattr__("registered_losses")()
     else:
         home = next((module for module, names in _EXPORTS.items() if name in names), None)
         if home is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        modules = _modules()
-        value = getattr(modules[home], name)
+        value = getattr(_modules()[home], name)
     globals()[name] = value
     return value
 

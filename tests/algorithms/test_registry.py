@@ -25,8 +25,8 @@ def test_the_names_help_lists_without_torch_are_the_owners_own():
     import sys
 
     from algorithms import AGG_MODES, KL_ESTIMATORS, registered_losses
-    from algorithms.names import KL_ESTIMATOR_NAMES, LOSS_NAMES
     from algorithms.names import AGG_MODES as STATED_AGG_MODES
+    from algorithms.names import KL_ESTIMATOR_NAMES, LOSS_NAMES
 
     assert LOSS_NAMES == LOSSES and set(LOSS_NAMES) <= set(registered_losses())
     assert STATED_AGG_MODES == AGG_MODES and KL_ESTIMATOR_NAMES == tuple(KL_ESTIMATORS)
