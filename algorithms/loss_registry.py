@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from .batch import LossOutput, PolicyBatch
+from .names import unknown_loss
 
 
 class PolicyLoss(Protocol):
@@ -105,7 +106,7 @@ def get_loss(name: str, **params: Any) -> PolicyLoss:
     the ones it does not know to its base loss).
     """
     if name not in _REGISTRY:
-        raise ValueError(f"unknown loss {name!r}; valid losses: {', '.join(_REGISTRY)}")
+        raise ValueError(unknown_loss(name, registered_losses()))
     cls = _REGISTRY[name]
     from_params = getattr(cls, "from_params", None)
     if from_params is not None:
@@ -120,7 +121,7 @@ def get_loss(name: str, **params: Any) -> PolicyLoss:
 def loss_params(name: str) -> dict[str, Any]:
     """The hyper-parameters of loss `name` with their defaults (for configs and `--help`)."""
     if name not in _REGISTRY:
-        raise ValueError(f"unknown loss {name!r}; valid losses: {', '.join(_REGISTRY)}")
+        raise ValueError(unknown_loss(name, registered_losses()))
     return {f.name: f.default for f in dataclasses.fields(_REGISTRY[name]) if f.init}
 
 

@@ -31,3 +31,9 @@ AGG_MODES: tuple[str, ...] = ("token_mean", "seq_mean_token_mean", "seq_mean_tok
 
 KL_ESTIMATOR_NAMES: tuple[str, ...] = ("k1", "k2", "k3")
 """Estimators of the KL to the reference policy (algorithms.kl)."""
+
+
+def unknown_loss(name: object, valid: tuple[str, ...]) -> str:
+    """The refusal of a loss name that is not registered (the registry's, and the config's before the
+    losses are imported)."""
+    return f"unknown loss {name!r}; valid losses: {', '.join(valid)}"

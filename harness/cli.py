@@ -143,13 +143,14 @@ def train_command(args: argparse.Namespace, extra: list[str]) -> int:
 
 def eval_command(args: argparse.Namespace, extra: list[str]) -> int:
     """Evaluate a model on benchmark suites (or an lm-eval task)."""
-    from harness.evaluate import evaluate_model
     from harness.schema import EvalConfig
 
     if extra:
         raise ConfigError(f"unexpected argument '{extra[0]}'; see harness eval --help")
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(EvalConfig)}
     config = build_config(EvalConfig, {k: v for k, v in values.items() if v is not UNSET})
+    from harness.evaluate import evaluate_model  # torch and the engines, once the config is known to be good
+
     evaluate_model(config)
     return 0
 

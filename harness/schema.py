@@ -29,10 +29,11 @@ Batch semantics, stated once. W = run.devices x run.num_nodes data-parallel rank
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from algorithms.names import AGG_MODES, KL_ESTIMATOR_NAMES
+from algorithms.names import AGG_MODES, KL_ESTIMATOR_NAMES, LOSS_NAMES, unknown_loss
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI
 from harness.config_fields import Applies, check_applies, param
@@ -373,11 +374,14 @@ def loss_and_schedule(section: dict) -> tuple[PolicyLoss, CoefficientSchedule | 
     registered after import too) and their parameters' ranges, `algorithms.schedule_for` the
     schedule's kinds and step, the loss which coefficients it lets a schedule move. Here their
     refusals only get the config key they belong to. The losses (and torch) are imported here, when a
-    config is built, not when the schema is read (`--help`)."""
-    from algorithms import get_loss, registered_losses, schedule_for
-
+    config is built, not when the schema is read (`--help`). A name that is no built-in, while no other
+    loss can have been registered (the registry is not even imported), is refused before that."""
     params = dict(section)
     name = params.pop("name", None)
+    if "algorithms.loss_registry" not in sys.modules and name not in LOSS_NAMES:
+        raise ConfigError(f"loss: {unknown_loss(name, LOSS_NAMES)}")
+    from algorithms import get_loss, registered_losses, schedule_for
+
     schedule = params.pop("schedule", None)
     try:
         loss = get_loss(name, **params)

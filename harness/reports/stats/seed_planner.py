@@ -29,12 +29,14 @@ import json
 import math
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.common.errors import ConfigError, DataError, TrackingError
 from harness.common.uris import redact
 from harness.profiles import TRAIN_EXPERIMENT, get_profile
-from harness.reports.stats.accuracy import PAPER_ASSUMPTIONS, Components, budget, components_from
-from harness.reports.stats.accuracy import minimum_detectable_difference as mde
+
+if TYPE_CHECKING:  # the statistics import numpy and scipy: a refused value is answered without them
+    from harness.reports.stats.accuracy import Components
 
 SCORES = "scores.json"
 DEFAULT_DIFFERENCE = 2.5  # points: CE-GPPO(0.5,1) over the best baseline (DAPO) on Avg at 1.5B in the paper
@@ -84,6 +86,8 @@ def scores_from_store(uri: str, profile: str | None) -> dict:
 
 def measured(payload: dict) -> dict[str, Components]:
     """benchmark -> components estimated on the trained rows of a scores.json."""
+    from harness.reports.stats.accuracy import components_from
+
     trained = {label: payload["rows"][label] for label in payload.get("trained", []) if label in payload["rows"]}
     rows = trained or payload["rows"]
     return {b: components_from(rows, b, payload["samples"]) for b in payload["benchmarks"]}
@@ -107,6 +111,9 @@ def _points(value: float) -> str:
 
 def plan_lines(components: dict[str, Components], seeds: int, samples: int, difference: float) -> list[str]:
     """The table: per benchmark the components, the MDE at the budget, the options for `difference`."""
+    from harness.reports.stats.accuracy import budget
+    from harness.reports.stats.accuracy import minimum_detectable_difference as mde
+
     header = ["benchmark", "problems", "seed sd", "problem sd", "interact. sd", "p(1-p)", "MDE at budget"]
     header.append(f"for {difference:g} points: seeds x samples (power)")
     rows = []
@@ -162,6 +169,8 @@ def plan(profile: str | None, difference: float, source: str | None, uri: str | 
         )
     table = get_profile(name)
     if payload is None:
+        from harness.reports.stats.accuracy import PAPER_ASSUMPTIONS
+
         components = dict(PAPER_ASSUMPTIONS)
         where = "stated assumptions (harness.reports.stats.power.PAPER_ASSUMPTIONS; its docstring justifies each)"
     else:
