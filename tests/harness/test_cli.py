@@ -42,11 +42,20 @@ print(sorted(m for m in ("torch", "mlflow", "transformers", "optuna") if m in sy
 
 @pytest.mark.parametrize(
     "argv",
-    [["--help"], ["train", "--help"], ["models"], ["leaderboard", "--tracking-uri", "sqlite:///MISSING/x.db"]],
+    [
+        ["--help"],
+        ["train", "--help"],
+        ["models"],
+        ["leaderboard", "--tracking-uri", "sqlite:///MISSING/x.db"],
+        ["plan", "--profile", "paper", "--difference", "150"],
+        ["train", "--profile", "tiny", "--loss", "nope"],
+        ["eval", "--model", "tiny", "--suite", "nope"],
+    ],
 )
 def test_commands_that_answer_at_once_import_no_heavy_library(argv, tmp_path):
     """--help and `train --help` imported torch to list the losses (2-3.6 s of CPU), `models` de-quantised
-    SmolLM2 to count it (8-28 s), the leaderboard imported MLflow before finding no store (3.5-12.6 s).
+    SmolLM2 to count it (8-28 s), the leaderboard imported MLflow before finding no store (3.5-12.6 s);
+    refusing a bad --difference, loss name or suite imported numpy / torch first.
     The CPU times themselves are printed by tests/perf/bench_cli.py."""
     argv = [a.replace("MISSING", str(tmp_path / "missing")) for a in argv]
     proc = subprocess.run([sys.executable, "-c", NOTHING_HEAVY, *argv], capture_output=True, text=True)
