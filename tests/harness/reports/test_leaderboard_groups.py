@@ -60,13 +60,18 @@ def heldout_run(client, experiment, loss, seed, accuracy):
     client.set_terminated(run, "FINISHED")
 
 
-@pytest.fixture(scope="module")
-def board(tmp_path_factory):
-    root = tmp_path_factory.mktemp("groups")
+def new_store(root):
+    """(uri, client, experiment id) of a fresh store in `root`, its artifacts beside it."""
     uri = f"sqlite:///{root}/mlflow.db"
     check_store(uri)
     client = mlflow.MlflowClient(uri)
-    experiment = client.create_experiment("train", artifact_location=str(root / "artifacts"))
+    return uri, client, client.create_experiment("train", artifact_location=str(root / "artifacts"))
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    root = tmp_path_factory.mktemp("groups")
+    uri, client, experiment = new_store(root)
     rng = np.random.default_rng(1)
     for seed in range(3):
         evaluated_run(client, experiment, {"loss.name": "grpo"}, seed, 0.0, root, rng)
@@ -123,10 +128,7 @@ def test_the_group_shows_in_markdown_html_and_the_terminal(board):
 def test_a_row_whose_per_problem_scores_are_nan_is_not_grouped_and_the_page_says_why(tmp_path):
     """Its evaluation's samples all NaN: it fell back to its held-out accuracy and became a second
     leader ("held-out · 1 (leader)") with nothing on the page about non-finite scores."""
-    uri = f"sqlite:///{tmp_path}/mlflow.db"
-    check_store(uri)
-    client = mlflow.MlflowClient(uri)
-    experiment = client.create_experiment("train", artifact_location=str(tmp_path / "artifacts"))
+    uri, client, experiment = new_store(tmp_path)
     rng = np.random.default_rng(2)
     for seed in range(2):
         evaluated_run(client, experiment, {"loss.name": "grpo"}, seed, 0.0, tmp_path, rng, score=float("nan"))
