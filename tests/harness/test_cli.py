@@ -193,7 +193,10 @@ def test_eval_prints_the_table_and_where_the_files_are(tmp_path):
             ["table1", "--profile", "tiny", "--baseline", "PPO", "--output-dir", "t1"],
             "--baseline='PPO' is not a row of this table; allowed: base, GRPO, DAPO, CE-GPPO(0.5,1), CE-GPPO(0.75,1)",
         ),
-        (["plan", "--profile", "tiny", "--difference", "-2"], "--difference=-2 is out of range; allowed: (0, 100] points"),
+        (
+            ["plan", "--profile", "tiny", "--difference", "-2"],
+            "--difference=-2 is out of range; allowed: (0, 100] points",
+        ),
     ],
 )
 def test_user_mistakes_are_one_line_errors(argv, message, tmp_path, monkeypatch, capsys):
