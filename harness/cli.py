@@ -149,6 +149,9 @@ def eval_command(args: argparse.Namespace, extra: list[str]) -> int:
         raise ConfigError(f"unexpected argument '{extra[0]}'; see harness eval --help")
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(EvalConfig)}
     config = build_config(EvalConfig, {k: v for k, v in values.items() if v is not UNSET})
+    from harness.models import resolve_model_path
+
+    resolve_model_path(config.model)  # a missing model folder is refused before torch is imported
     from harness.evaluate import evaluate_model  # torch and the engines, once the config is known to be good
 
     evaluate_model(config)

@@ -217,9 +217,9 @@ def _relies_on_is_decoder(model_type: str) -> bool:
 def check_causal_lm(name_or_path: str) -> str:
     """The model's source (see `resolve_model_path`) once its config shows a decoder-only causal LM;
     a one-line ConfigError for an encoder-decoder or an encoder (see the module docstring)."""
+    source = resolve_model_path(name_or_path)  # a missing folder is refused before transformers is imported
     from transformers import AutoConfig
 
-    source = resolve_model_path(name_or_path)
     try:
         config = AutoConfig.from_pretrained(source)
     except (OSError, ValueError, KeyError, TypeError) as error:

@@ -50,6 +50,7 @@ print(sorted(m for m in ("torch", "mlflow", "transformers", "optuna") if m in sy
         ["plan", "--profile", "paper", "--difference", "150"],
         ["train", "--profile", "tiny", "--loss", "nope"],
         ["eval", "--model", "tiny", "--suite", "nope"],
+        ["eval", "--model", "MISSING/model"],
     ],
 )
 def test_commands_that_answer_at_once_import_no_heavy_library(argv, tmp_path):
