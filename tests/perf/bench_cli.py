@@ -11,7 +11,8 @@ Not a pass/fail test; run it with
 Figures before the fixes, on 2 shared cores (/usr/bin/time -f "%U+%S"): `harness models` 8.4 s
 (it counted SmolLM2's parameters from its GGUF file), `harness --help` 2.3 s and `harness train --help`
 2.5 s (the loss registry imported torch to list names), `harness leaderboard` on a missing store 3.9 s
-(MLflow imported before the path was checked).
+(MLflow imported before the path was checked); refusals of `plan --difference 0` 3.0 s, `train --loss
+nope` 2.4 s, `eval --model` a missing folder 3.9 s (numpy / torch imported before the check).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def commands(scratch: Path) -> dict[str, list[str]]:
         "harness leaderboard (missing store)": ["leaderboard", "--tracking-uri", f"sqlite:///{missing}"],
         "harness plan --difference 150": ["plan", "--profile", "paper", "--difference", "150"],
         "harness train --loss nope": ["train", "--profile", "tiny", "--loss", "nope", "--output-dir", str(scratch)],
+        "harness eval --model (missing folder)": ["eval", "--model", str(scratch / "no-model")],
     }
 
 
