@@ -70,6 +70,7 @@ perf: install
 	$(PY) tests/perf/bench_train_step.py
 	$(PY) tests/perf/bench_sweep.py
 	$(PY) tests/perf/bench_stats_calibration.py
+	$(PY) tests/perf/bench_cli.py
 
 # CE-GPPO's beta1 x beta2 grid (the paper's 15 points) on the tiny profile: 20-30 minutes on
 # 2 CPU cores (29.7 min measured). SWEEP_ARGS adds flags, e.g. SWEEP_ARGS="--workers 1 --run.steps 100".

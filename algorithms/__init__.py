@@ -17,40 +17,74 @@ registered by name) and aggregated, plus the NLL-on-positives and KL-to-referenc
 loss: write a frozen dataclass in a new file, decorate it with `@register_loss("name")`, give it
 `default_agg` and `__call__(batch) -> LossOutput`, and import the file below (or in your own
 package: a loss registered after import works everywhere, configs included). See docs/design.md.
+
+Nothing is imported until a name is used (`algorithms.names` holds the ones `--help` lists, without torch).
 """
 
-from . import (  # noqa: F401  (registers the losses)
-    ce_gppo,
-    cispo,
-    clip_cov,
-    dapo,
-    entropy_reg,
-    geo_mean,
-    gppo,
-    grpo,
-    gspo,
-    kl_cov,
-    sapo,
-)
-from .advantages import dynamic_sampling_filter, group_advantages, overlong_penalty
-from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode, masked_mean
-from .batch import LossOutput, PolicyBatch
-from .corrections import CORRECTIONS, OffPolicyCorrection, get_correction, register_correction
-from .kl import KL_ESTIMATORS, kl_penalty
-from .loss_registry import (
-    FLOAT32_SAFE_RANGE,
-    PolicyLoss,
-    float32_safe,
-    get_loss,
-    loss_params,
-    register_loss,
-    registered_losses,
-)
-from .quadrants import QUADRANTS, clipped_token_counts, entropy_change_first_order, grad_wrt_logp, quadrant_stats
-from .schedules import SCHEDULE_KINDS, CoefficientSchedule, schedule_for
-from .update_objective import ObjectiveOutput, UpdateObjective, positive_nll, reference_kl
+from typing import Any
 
-LOSSES: tuple[str, ...] = registered_losses()
+# Names resolve on first use (PEP 562): `import algorithms` alone, or `algorithms.names` (what `--help`
+# reads), imports no torch. Any name below registers the built-in losses first, so the registry is whole.
+_EXPORTS = {
+    "advantages": ("dynamic_sampling_filter", "group_advantages", "overlong_penalty"),
+    "aggregation": ("AGG_MODES", "aggregate", "batch_counts", "check_agg_mode", "masked_mean"),
+    "batch": ("LossOutput", "PolicyBatch"),
+    "corrections": ("CORRECTIONS", "OffPolicyCorrection", "get_correction", "register_correction"),
+    "kl": ("KL_ESTIMATORS", "kl_penalty"),
+    "loss_registry": ("FLOAT32_SAFE_RANGE", "PolicyLoss", "float32_safe", "get_loss", "loss_params", "register_loss", "registered_losses"),
+    "quadrants": (
+        "QUADRANTS",
+        "clipped_token_counts",
+        "entropy_change_first_order",
+        "grad_wrt_logp",
+        "quadrant_stats",
+    ),
+    "schedules": ("SCHEDULE_KINDS", "CoefficientSchedule", "schedule_for"),
+    "update_objective": ("ObjectiveOutput", "UpdateObjective", "positive_nll", "reference_kl"),
+}
+
+
+def _modules() -> dict[str, Any]:
+    """Register the built-in losses, then the modules that hold the package's names."""
+    import sys
+
+    from . import (  # noqa: F401  (the loss modules register their losses on import)
+        advantages,
+        aggregation,
+        batch,
+        ce_gppo,
+        cispo,
+        clip_cov,
+        corrections,
+        dapo,
+        entropy_reg,
+        geo_mean,
+        gppo,
+        grpo,
+        gspo,
+        kl,
+        kl_cov,
+        loss_registry,
+        quadrants,
+        sapo,
+        schedules,
+        update_objective,
+    )
+
+    return {home: sys.modules[f"{__name__}.{home}"] for home in _EXPORTS}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "LOSSES":  # every loss registered when it is first asked for
+        value = __getattr__("registered_losses")()
+    else:
+        home = next((module for module, names in _EXPORTS.items() if name in names), None)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(_modules()[home], name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AGG_MODES",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-AGG_MODES = ("token_mean", "seq_mean_token_mean", "seq_mean_token_sum", "seq_sum_norm")
+from .names import AGG_MODES
 
 
 def check_agg_mode(mode: str) -> str:

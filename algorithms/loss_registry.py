@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from .batch import LossOutput, PolicyBatch
+from .names import FLOAT32_SAFE_MAX, FLOAT32_SAFE_MIN, FLOAT32_SAFE_RANGE, float32_safe, unknown_loss  # noqa: F401
 
 
 class PolicyLoss(Protocol):
@@ -105,7 +106,7 @@ def get_loss(name: str, **params: Any) -> PolicyLoss:
     the ones it does not know to its base loss).
     """
     if name not in _REGISTRY:
-        raise ValueError(f"unknown loss {name!r}; valid losses: {', '.join(_REGISTRY)}")
+        raise ValueError(unknown_loss(name, registered_losses()))
     cls = _REGISTRY[name]
     from_params = getattr(cls, "from_params", None)
     if from_params is not None:
@@ -120,26 +121,11 @@ def get_loss(name: str, **params: Any) -> PolicyLoss:
 def loss_params(name: str) -> dict[str, Any]:
     """The hyper-parameters of loss `name` with their defaults (for configs and `--help`)."""
     if name not in _REGISTRY:
-        raise ValueError(f"unknown loss {name!r}; valid losses: {', '.join(_REGISTRY)}")
+        raise ValueError(unknown_loss(name, registered_losses()))
     return {f.name: f.default for f in dataclasses.fields(_REGISTRY[name]) if f.init}
 
 
 # ---- range checks, called from each loss's __post_init__ -------------------------------------------
-
-
-# The losses compute in float32 (max 3.4e38, smallest normal 1.2e-38), while Python checks
-# parameters as float64: 1e300 passes a float64 range check and becomes inf on the first tensor op
-# (a clamp raises, inf x 0 gives nan). A parameter must stay well inside float32's normal range, with
-# room for the arithmetic done on it (SAPO divides 4 by tau; a ratio up to e^20 multiplies tau).
-FLOAT32_SAFE_MAX = 1e30
-FLOAT32_SAFE_MIN = 1e-30
-FLOAT32_SAFE_RANGE = f"0 or {FLOAT32_SAFE_MIN:g} <= |x| <= {FLOAT32_SAFE_MAX:g} (computed in float32)"
-
-
-def float32_safe(value: float) -> bool:
-    """Whether `value` (and 1/value) stays finite and normal in float32: 0, or |value| in [1e-30, 1e30]."""
-    size = abs(value)
-    return size == 0.0 or FLOAT32_SAFE_MIN <= size <= FLOAT32_SAFE_MAX
 
 
 def _number(name: str, value: Any) -> float:

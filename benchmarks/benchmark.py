@@ -138,6 +138,11 @@ class Benchmark:
         if problem is not None:
             index, reason = problem
             raise DataError(f"{what} {path}:{_line_number(path, index)}: {reason}")
+        repeated = _repeated_id(rows)
+        if repeated is not None:
+            first, second, name = repeated
+            lines = f"{_line_number(path, first)} and {_line_number(path, second)}"
+            raise DataError(f"{what} {path}: lines {lines} have the same id {name!r}; every problem needs its own")
         return rows
 
     def _read_online(self, data_dir: str | Path | None) -> list[dict]:
@@ -170,6 +175,10 @@ class Benchmark:
         problem = self._first_bad_row(rows)
         if problem is not None:
             raise DataError(f"{origin} row {problem[0] + 1}: {problem[1]}")
+        repeated = _repeated_id(rows)
+        if repeated is not None:
+            first, second, name = repeated
+            raise DataError(f"{origin}: rows {first + 1} and {second + 1} have the same id {name!r}")
         return rows
 
     def _first_bad_row(self, rows: list[dict]) -> tuple[int, str] | None:
@@ -196,6 +205,28 @@ class Benchmark:
             if len(prompt) > MAX_PROMPT_CHARS:
                 return index, f"prompt of {len(prompt):,} characters (the limit is {MAX_PROMPT_CHARS:,})"
         return None
+
+
+def row_id(row: dict):
+    """A row's problem id as samples.jsonl records it (`id`, else the code sets' `task_id`, IFEval's `key`,
+    LiveCodeBench's `question_id`); None for a row without one."""
+    return row.get("id", row.get("task_id", row.get("key", row.get("question_id"))))
+
+
+def _repeated_id(rows: list[dict]) -> tuple[int, int, str] | None:
+    """(first index, second index, id) of the first id two rows share, else None. Scores are keyed by id
+    (Table 1's paired differences, the leaderboard's groups, `harness plan`): two problems under one id
+    would silently merge into one."""
+    seen: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        name = row_id(row)
+        if name is None:
+            continue
+        key = str(name)  # as the reports key them: 1 and "1" are the same problem there
+        if key in seen:
+            return seen[key], index, key
+        seen[key] = index
+    return None
 
 
 def _is_empty(value) -> bool:

@@ -53,7 +53,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from benchmarks.answer_classes import answer_classes
-from benchmarks.benchmark import Benchmark
+from benchmarks.benchmark import Benchmark, row_id
 from benchmarks.eval_metrics import (
     avg_at_k,
     majority_correct,
@@ -166,11 +166,11 @@ def _sample_lines(benchmark: Benchmark, rows, prompts, completions, graded, clas
     primary = benchmark.primary_metric.name
     lines = []
     for number, (row, prompt, samples, judged) in enumerate(zip(rows, prompts, completions, graded)):
-        row_id = row.get("id", row.get("task_id", row.get("key", row.get("question_id"))))
+        problem_id = row_id(row)
         for index, (scores, extracted) in enumerate(judged):
             record = {
                 "benchmark": benchmark.name,
-                "id": row_id,
+                "id": problem_id,
                 "sample": index,
                 "prompt": prompt,
                 "completion": None if samples is None else samples[index],

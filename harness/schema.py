@@ -30,20 +30,18 @@ Batch semantics, stated once. W = run.devices x run.num_nodes data-parallel rank
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from functools import reduce
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from algorithms import (
+from algorithms.names import (
     AGG_MODES,
     FLOAT32_SAFE_RANGE,
-    KL_ESTIMATORS,
-    CoefficientSchedule,
-    PolicyLoss,
+    KL_ESTIMATOR_NAMES,
+    LOSS_NAMES,
     float32_safe,
-    get_loss,
-    registered_losses,
-    schedule_for,
+    unknown_loss,
 )
 from harness.common.errors import ConfigError
 from harness.common.uris import DEFAULT_TRACKING_URI
@@ -51,6 +49,9 @@ from harness.config_fields import Applies, check_applies, leaf_fields, param
 from harness.dataclass_config import build_config, check_sections, deep_merge, dotted_to_nested, load_yaml
 from harness.profiles import EVAL_TEMPERATURE, EVAL_TOP_P, get_profile
 from harness.rollout.backends import ROLLOUT_BACKENDS
+
+if TYPE_CHECKING:
+    from algorithms import CoefficientSchedule, PolicyLoss
 
 # "Only with ...": the conditions some keys declare (harness.config_fields.Applies).
 DYNAMIC_SAMPLING = Applies("algo.dynamic_sampling", "=", True)
@@ -211,7 +212,7 @@ class AlgoConfig:
     """Sequences per chunk when computing log-probs/entropy (bounds the [B, T, V] float32 tensor)."""
     kl_coef: float = param(0.0, ge=0)
     """Weight of the KL penalty to the reference (initial) policy; 0 turns the reference off."""
-    kl_estimator: Literal[tuple(KL_ESTIMATORS)] = "k3"
+    kl_estimator: Literal[KL_ESTIMATOR_NAMES] = "k3"
     """Per-token KL estimator against the reference policy."""
     quadrant_threshold: float = param(0.5, gt=0, lt=1)
     """Token probability below which a token counts as low-probability (LP) in quadrant stats."""
@@ -394,9 +395,15 @@ def loss_and_schedule(section: dict) -> tuple[PolicyLoss, CoefficientSchedule | 
     The rules live with their owners: `algorithms.get_loss` knows the registered losses (those
     registered after import too) and their parameters' ranges, `algorithms.schedule_for` the
     schedule's kinds and step, the loss which coefficients it lets a schedule move. Here their
-    refusals only get the config key they belong to."""
+    refusals only get the config key they belong to. The losses (and torch) are imported here, when a
+    config is built, not when the schema is read (`--help`). A name that is no built-in, while no other
+    loss can have been registered (the registry is not even imported), is refused before that."""
     params = dict(section)
     name = params.pop("name", None)
+    if "algorithms.loss_registry" not in sys.modules and name not in LOSS_NAMES:
+        raise ConfigError(f"loss: {unknown_loss(name, LOSS_NAMES)}")
+    from algorithms import get_loss, registered_losses, schedule_for
+
     schedule = params.pop("schedule", None)
     try:
         loss = get_loss(name, **params)

@@ -71,7 +71,8 @@ def artifact_root(tracking_uri: str, configured: str | None = None, beside: str 
         return (Path(beside).expanduser().resolve().parent / "mlartifacts").as_uri()
     raise TrackingError(
         f"the tracking store {redact(tracking_uri)} is a database and keeps no files: give new experiments "
-        "a place for them with --run.artifact_root (harness train) or --artifact-root (harness eval)"
+        "a place for them with --run.artifact_root (harness train) or --artifact-root (harness eval, "
+        "harness grader-audit)"
     )
 
 

@@ -1,6 +1,7 @@
 """The end of a sweep: report files, the MLflow parent run's artifacts, tags and status, the printed report.
 
-`finish` writes trials.csv, trials.md and the figures in the output folder, puts them and the best
+`finish` writes trials.csv, trials.md and the figures in the output folder (each file to a temporary
+sibling renamed over its name, so a symlink planted there is replaced, never written through), puts them and the best
 trial on the parent run, ends that run (FINISHED once every trial is done, or the status the
 command decided: KILLED, FAILED) and prints the report. A disk that refuses the files is a note,
 not a failure, so that the report and the parent's status still come through.
@@ -9,9 +10,11 @@ not a failure, so that the report and the parent's status still come through.
 from __future__ import annotations
 
 import csv
+import io
 import time
 from pathlib import Path
 
+from harness.common.files import atomic_write_text
 from harness.tracking import FAILURE_TAG, RetryingClient
 from sweeps.study import count_trials
 from sweeps.sweep_figures import save_figures
@@ -25,7 +28,7 @@ def finish(study, config, parent: str, status: str | None, reason: str, log) -> 
     report = sweep_report(study, config, parent, [str(p) for p in figures])
     output = Path(config.output_dir)
     try:
-        (output / "trials.md").write_text("```\n" + report + "\n```\n")
+        atomic_write_text(output / "trials.md", "```\n" + report + "\n```\n")  # a symlink is replaced, not followed
     except OSError as error:
         log(f"note: could not write {output / 'trials.md'}: {error.strerror or error}")
     client = RetryingClient(config.mlflow_uri)
@@ -61,8 +64,9 @@ def write_report_files(study, config, log) -> list[Path]:
     output = Path(config.output_dir)
     try:
         header, rows = trial_rows(study)
-        with open(output / "trials.csv", "w", newline="") as sink:
-            csv.writer(sink).writerows([header, *rows])
+        table = io.StringIO(newline="")
+        csv.writer(table).writerows([header, *rows])
+        atomic_write_text(output / "trials.csv", table.getvalue())  # temporary sibling renamed over the name
         return save_figures(study, config, output / "figures")
     except OSError as error:
         log(f"note: could not write the report files in {output}: {error.strerror or error}")

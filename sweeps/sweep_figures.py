@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import optuna  # noqa: E402
 from optuna.trial import TrialState  # noqa: E402
 
+from harness.reports.render.training_figures import save_png  # noqa: E402
 from sweeps.config import SweepConfig  # noqa: E402
 from sweeps.sweep_report import short  # noqa: E402
 
@@ -37,9 +38,7 @@ def _layout(figure: plt.Figure) -> None:
 def _save(axes_or_figure, path: Path) -> Path:
     figure = axes_or_figure if isinstance(axes_or_figure, plt.Figure) else axes_or_figure.figure
     _layout(figure)
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-    return path
+    return save_png(figure, path)
 
 
 def optuna_figures(study: optuna.Study, config: SweepConfig, folder: Path) -> list[Path]:

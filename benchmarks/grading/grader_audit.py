@@ -23,6 +23,9 @@ in either mode, unevaluated and approximation in strict mode.
 The result is cached under the project's cache folder (`$HARNESS_CACHE/grader_audit/<key>.json`),
 keyed by a hash of the grader's source files, the math libraries' versions and the cases
 themselves, so Table 1 and the leaderboard get `audit_line()` in milliseconds once it was run.
+An entry is trusted only if it is a result of this layout for exactly these cases (its key, its case
+count, its count per set and per mode); anything else (undecodable, another shape, a forged count) is
+graded anew. A cache folder that cannot be used is refused before the grading, not after it.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ import json
 from importlib import metadata
 from pathlib import Path
 
-from harness.common.errors import first_line
-from harness.common.files import atomic_write_text, cache_root
+from harness.common.errors import ConfigError, first_line
+from harness.common.files import CACHE_ENV, atomic_write_text, cache_root
 
 MODES = ("lenient", "strict")
 GRADED_SET = "graded set"
@@ -161,13 +164,43 @@ def cached_audit(data_dir: str | Path | None = None, *, refresh: bool = False) -
     path = cache_root() / "grader_audit" / f"{key}.json"
     if path.is_file() and not refresh:
         try:
-            return json.loads(path.read_text())
+            entry = json.loads(path.read_text())
         except (json.JSONDecodeError, UnicodeDecodeError):
-            pass  # a damaged cache entry is graded anew
+            entry = None
+        if is_result_of(entry, cases, key):
+            return entry  # anything else is a damaged entry: graded anew, and replaced
+    _cache_folder(path.parent)  # before the minutes of grading, not after them
     result = {**run_audit(cases), "fingerprint": key}
-    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(result, indent=1, ensure_ascii=False))
     return result
+
+
+def is_result_of(entry, cases: list[dict], key: str) -> bool:
+    """Is `entry` an audit result of exactly `cases` (the layout of `run_audit`, the key, the counts)?"""
+    try:
+        sets = {name: sum(1 for case in cases if case["set"] == name) for name in (GRADED_SET, PROBES, HELD_OUT)}
+        return (
+            entry["fingerprint"] == key
+            and entry["cases"] == len(cases)
+            and entry["sets"] == {name: count for name, count in sets.items() if count}
+            and all(_size(entry["modes"][mode]) == len(cases) for mode in MODES)
+            and sum(family["n"] for family in entry["families"]) == len(cases)
+            and isinstance(entry["non_answers_credited"], int)
+            and isinstance(entry["disagreements"], list)
+        )
+    except (KeyError, TypeError, AttributeError):  # another shape: {}, [1, 2], a string, missing keys
+        return False
+
+
+def _cache_folder(folder: Path) -> None:
+    """Create the audit's cache folder; a one-line ConfigError when $HARNESS_CACHE (or a folder on the way)
+    is a file or cannot be written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot keep the grader audit in {folder} (the cache folder, ${CACHE_ENV}): {error.strerror or error}"
+        ) from None
 
 
 def audit_line(result: dict | None = None, data_dir: str | Path | None = None) -> str:

@@ -7,7 +7,9 @@ The audit itself is `benchmarks.grading.grader_audit` (graded once per grader ve
 prints its table, writes the full result with the id of every disagreement to `--json`, and logs
 it to MLflow (experiment "grader-audit"): the artifacts grader_audit.json and grader_audit.md and
 the metrics agreement_<mode>, false_positives_<mode>, false_negatives_<mode> (mode lenient or
-strict) and non_answers_credited. `--tracking-uri none` logs nothing.
+strict) and non_answers_credited. `--tracking-uri none` logs nothing. A database store keeps no files,
+so a new "grader-audit" experiment there needs `--artifact-root` (a folder or a URI); without it the
+command is refused before the grading, as is a cache folder ($HARNESS_CACHE) that is a file.
 """
 
 from __future__ import annotations
@@ -33,8 +35,30 @@ def audit_metrics(result: dict) -> dict[str, float]:
     return metrics
 
 
-def grader_audit(uri: str, json_path: str | None = None, show_disagreements: bool = False, log=print) -> dict:
-    """Run (or read the cached) audit, print it, write `json_path`, log it to `uri` ("none": no tracking)."""
+def artifact_location(uri: str, configured: str | None) -> str | None:
+    """Where a new audit experiment keeps its files (`harness.tracking.artifact_root`); None when the store
+    chooses, or the experiment exists already with its own. TrackingError for a database store without
+    `configured` and without the experiment: said before the grading, not after it."""
+    from harness.common.errors import TrackingError
+    from harness.tracking import RetryingClient, artifact_root
+
+    try:
+        return artifact_root(uri, configured)
+    except TrackingError:
+        if RetryingClient(uri).get_experiment_by_name(EXPERIMENT) is not None:
+            return None  # its runs' files go where the experiment was created to keep them
+        raise
+
+
+def grader_audit(
+    uri: str,
+    json_path: str | None = None,
+    show_disagreements: bool = False,
+    log=print,
+    artifact_root: str | None = None,
+) -> dict:
+    """Run (or read the cached) audit, print it, write `json_path`, log it to `uri` ("none": no tracking);
+    `artifact_root`: where a new experiment in a database store keeps its files."""
     if json_path is not None:  # refused before the grading: a file where its folder goes, a folder in its place
         ensure_writable_folder(Path(json_path).parent, "--json's folder")
         ensure_file_places([Path(json_path)], "harness grader-audit --json")
@@ -42,6 +66,7 @@ def grader_audit(uri: str, json_path: str | None = None, show_disagreements: boo
         from harness.tracking import check_store
 
         check_store(uri)  # an unreachable store fails in seconds, before the grading
+        location = artifact_location(uri, artifact_root)
     result = cached_audit()
     log(audit_table(result, show_disagreements=show_disagreements))
     log(audit_line(result))
@@ -54,7 +79,9 @@ def grader_audit(uri: str, json_path: str | None = None, show_disagreements: boo
 
         from harness.tracking import tracked_run
 
-        with tracked_run(uri, EXPERIMENT, f"grader-audit-{result['fingerprint']}") as run_id:
+        with tracked_run(
+            uri, EXPERIMENT, f"grader-audit-{result['fingerprint']}", artifact_location=location, log=log
+        ) as run_id:
             mlflow.log_metrics(audit_metrics(result))
             mlflow.log_params({"fingerprint": result["fingerprint"], "cases": result["cases"]})
             mlflow.log_text(text, "grader_audit.json")

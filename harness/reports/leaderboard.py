@@ -34,6 +34,8 @@ from pathlib import Path
 
 from benchmarks.grading.grader_audit import audit_line
 from benchmarks.results_table import STRICT_SUFFIX
+from harness.common.files import atomic_write_text
+from harness.common.uris import redact
 from harness.reports.render.html import html_page
 from harness.reports.render.table import STABILITY, Cell, TableRow, to_csv, to_markdown
 from harness.reports.stats.seed_stats import spread
@@ -72,13 +74,13 @@ class Filters:
 
 
 def _label(params: dict[str, str]) -> str:
+    """`dapo · tiny · 600 steps`, or `ce_gppo(beta1=0.75) · ...` when the run logged loss parameters:
+    a loss without any shows its name alone, never an empty `dapo()`."""
     loss = {k.removeprefix("loss."): v for k, v in params.items() if k.startswith("loss.") and k != "loss.name"}
     inner = ", ".join(f"{k}={v}" for k, v in sorted(loss.items()))
+    name = params.get("loss.name", "?") + (f"({inner})" if inner else "")
     stale = f" · staleness {params['rollout.staleness']}" if "rollout.staleness" in params else ""
-    return (
-        f"{params.get('loss.name', '?')}({inner}) · {params.get('model.name', '?')} · {params.get('run.steps')} steps"
-        + stale
-    )
+    return f"{name} · {params.get('model.name', '?')} · {params.get('run.steps')} steps" + stale
 
 
 def _source(run) -> str:
@@ -230,8 +232,9 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
     check_store(uri, create=False)
     client = RetryingClient(uri)
     runs = training_runs(client, filters)
+    shown_uri = redact(uri)  # the page is meant to be shared: a store password never reaches it
     if not runs:
-        log(f"no finished training run in {uri} matches these filters")
+        log(f"no finished training run in {shown_uri} matches these filters")
         return []
     from harness.reports.board_groups import leaderboard_groups
     from harness.reports.stats.groups import note
@@ -245,7 +248,7 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
     folder.mkdir(parents=True, exist_ok=True)
     markdown = to_markdown(rows, benchmarks, lead=lead)
     setup = (
-        f"{len(runs)} finished training runs in {uri}, {len(rows)} groups, ranked by Avg (suite average of "
+        f"{len(runs)} finished training runs in {shown_uri}, {len(rows)} groups, ranked by Avg (suite average of "
         "their evaluations, else held-out greedy accuracy after RL); percent: mean ± se (sd over seeds)"
     )
     grouping = note(groups)
@@ -257,12 +260,13 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
         )
     audit = audit_line()  # the grader every evaluation here was scored with, audited (cached per version)
     under = f"\n{grouping}\n" if grouping else ""
-    (folder / "leaderboard.md").write_text(f"# Leaderboard\n\n{setup}\n\n{audit}\n\n{markdown}\n{under}")
-    (folder / "leaderboard.csv").write_text(to_csv(rows, benchmarks, {**extra, **lead}))
+    # each file goes to a temporary sibling renamed over its name: a symlink there is replaced, never written through
+    atomic_write_text(folder / "leaderboard.md", f"# Leaderboard\n\n{setup}\n\n{audit}\n\n{markdown}\n{under}")
+    atomic_write_text(folder / "leaderboard.csv", to_csv(rows, benchmarks, {**extra, **lead}))
     figures = curve_figures(client, rows[:TOP], members, folder / "figures")
     notes = [grouping] if grouping else []
     page = html_page("Leaderboard", setup, rows, benchmarks, figures, extra, audit=audit, lead=lead, notes=notes)
-    (folder / "leaderboard.html").write_text(page)
+    atomic_write_text(folder / "leaderboard.html", page)
     log(setup)
     log(markdown)
     if grouping:

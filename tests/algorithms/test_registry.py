@@ -19,6 +19,21 @@ def test_registered_names():
     assert all(get_loss(name).name == name for name in LOSSES)
 
 
+def test_the_names_help_lists_without_torch_are_the_owners_own():
+    """algorithms.names states them so that `--help` imports no torch; each list must be its owner's."""
+    import subprocess
+    import sys
+
+    from algorithms import AGG_MODES, KL_ESTIMATORS, registered_losses
+    from algorithms.names import AGG_MODES as STATED_AGG_MODES
+    from algorithms.names import KL_ESTIMATOR_NAMES, LOSS_NAMES
+
+    assert LOSS_NAMES == LOSSES and set(LOSS_NAMES) <= set(registered_losses())
+    assert STATED_AGG_MODES == AGG_MODES and KL_ESTIMATOR_NAMES == tuple(KL_ESTIMATORS)
+    probe = "import sys, algorithms, algorithms.names; print('torch' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout == "False\n"
+
+
 def test_unknown_loss_lists_valid_names():
     with pytest.raises(ValueError, match="unknown loss 'ppo'") as err:
         get_loss("ppo")

@@ -203,3 +203,34 @@ def test_hub_failure_is_one_line(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError) as error:
         benchmark.load(tmp_path)
     assert str(error.value).endswith("(ConnectionError: Max retries exceeded caused by: timeout)")
+
+
+def test_two_rows_with_one_id_are_refused_naming_file_lines_and_id(tmp_path):
+    """Row 2 given row 1's id loaded silently: samples.jsonl held two problems under one id, which every
+    report keys its per-problem scores by, so the two merged into one."""
+    rows = [
+        {"id": "2023-AMC12A-1", "problem": "1+1", "answer": "2"},
+        {"id": "2023-AMC12A-2", "problem": "2+2", "answer": "4"},
+        {"id": "2023-AMC12A-1", "problem": "3+3", "answer": "6"},
+    ]
+    (tmp_path / "amc23.jsonl").write_text(
+        json.dumps(rows[0]) + "\n\n" + "".join(json.dumps(r) + "\n" for r in rows[1:])
+    )
+    with pytest.raises(DataError) as error:
+        get_benchmark("amc23").load(tmp_path, limit=2)
+    message = str(error.value)
+    assert message == (
+        f"benchmark amc23 {tmp_path / 'amc23.jsonl'}: lines 1 and 4 have the same id '2023-AMC12A-1'; "
+        "every problem needs its own"
+    )
+    numeric = [{"id": 7, "problem": "p", "answer": "1"}, {"id": "7", "problem": "q", "answer": "2"}]
+    (tmp_path / "amc23.jsonl").write_text("".join(json.dumps(r) + "\n" for r in numeric))
+    with pytest.raises(DataError, match=r"lines 1 and 2 have the same id '7'"):  # the reports key ids as text
+        get_benchmark("amc23").load(tmp_path)
+
+
+def test_hub_rows_with_one_id_are_refused(tmp_path, monkeypatch):
+    same = [{"id": "x", "problem": "p", "answer": "1"}, {"id": "x", "problem": "q", "answer": "2"}]
+    benchmark, _ = _online(monkeypatch, get_benchmark("math500"), same)
+    with pytest.raises(DataError, match=r"\(Hugging Face\): rows 1 and 2 have the same id 'x'"):
+        benchmark.load(tmp_path)

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from harness.common.errors import ConfigError
-from harness.models import build_tiny, load_model
+from harness.models import BUILTIN_MODELS, build_tiny, load_model, parameter_count
 from harness.rollout.engine import chat_prompt
 
 
@@ -57,6 +57,13 @@ def test_smollm2_from_the_wheel(tmp_path):
     # the cached folder holds plain float32 weights, not a GGUF quantisation
     assert getattr(model.config, "quantization_config", None) is None
     assert all(p.dtype == torch.float32 for p in model.parameters())
+
+
+@pytest.mark.parametrize("name", list(BUILTIN_MODELS))
+def test_each_builtin_states_its_own_parameter_count(name):
+    """`harness models` prints the stated counts (counting SmolLM2 from its GGUF took 8-27 s); this is the
+    one place that counts them, from the model's own config (meta tensors: no weights are loaded)."""
+    assert BUILTIN_MODELS[name].parameters == parameter_count(name)
 
 
 def test_unknown_model_is_a_clear_error():

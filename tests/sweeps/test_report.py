@@ -58,3 +58,23 @@ def test_one_completed_trial_gets_no_group():
     study = study_of([(0.0, [0.6], TrialState.COMPLETE), (0.5, [0.7], TrialState.FAIL)])
     header, rows = trial_rows(study)
     assert [row[2] for row in rows] == ["", ""] and note(trial_groups(study.get_trials())) == ""
+
+
+def test_trials_csv_replaces_a_symlink_instead_of_writing_through_it(tmp_path, monkeypatch):
+    """trials.csv of a finished sweep's folder made a symlink to a file elsewhere was overwritten
+    through it (trials.md likewise: both now go through harness.common.files.atomic_write_text)."""
+    import types
+
+    import sweeps.finish as finish
+
+    monkeypatch.setattr(finish, "save_figures", lambda study, config, folder: [])
+    victim = tmp_path / "victim.csv"
+    victim.write_text("keep me")
+    output = tmp_path / "sweep"
+    output.mkdir()
+    (output / "trials.csv").symlink_to(victim)
+    study = study_of([(0.2, [0.5, 0.6], TrialState.COMPLETE)])
+    finish.write_report_files(study, types.SimpleNamespace(output_dir=str(output)), log=print)
+    assert victim.read_text() == "keep me"
+    assert not (output / "trials.csv").is_symlink()
+    assert (output / "trials.csv").read_text().splitlines()[0] == ",".join(trial_rows(study)[0])

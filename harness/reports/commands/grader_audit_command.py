@@ -12,6 +12,10 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", help="also write the full result (with the id of every disagreement) to this file")
     parser.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI}; none: no tracking)")
     parser.add_argument(
+        "--artifact-root",
+        help="where a new grader-audit experiment keeps its files (a folder or URI); needed for a database store",
+    )
+    parser.add_argument(
         "--show-disagreements", action="store_true", help="list every case grader and reading differ on"
     )
 
@@ -21,5 +25,6 @@ def grader_audit_command(args: argparse.Namespace) -> int:
     """Grade the graded set and the reward-hack probes in both grading modes against a careful reading."""
     from harness.reports.grader_audit_report import grader_audit
 
-    grader_audit(args.tracking_uri or DEFAULT_TRACKING_URI, args.json, args.show_disagreements)
+    uri = args.tracking_uri or DEFAULT_TRACKING_URI
+    grader_audit(uri, args.json, args.show_disagreements, artifact_root=args.artifact_root)
     return 0

@@ -25,8 +25,6 @@ def leaderboard_command(args: argparse.Namespace) -> int:
     """Rank every tracked training run by algorithm and hyper-parameters (Markdown, CSV, HTML)."""
     import datetime as dt
 
-    from harness.reports.leaderboard import Filters, leaderboard
-
     tags = []
     for item in args.tag or []:
         key, eq, value = item.partition("=")
@@ -40,6 +38,11 @@ def leaderboard_command(args: argparse.Namespace) -> int:
     except ValueError:
         raise ConfigError(f"--since={args.since!r} is not a date; use YYYY-MM-DD") from None
     uri = args.tracking_uri or DEFAULT_TRACKING_URI  # only read: a missing store is refused, never created
+    from harness.tracking import check_store
+
+    check_store(uri, create=False)  # before MLflow and the report code are imported: a wrong path answers at once
+    from harness.reports.leaderboard import Filters, leaderboard
+
     filters = Filters(tuple(args.experiment or ()), args.profile, tuple(tags), since)
     leaderboard(uri, filters, args.output_dir or "runs/leaderboard")
     return 0

@@ -5,7 +5,8 @@ each problem, from samples.jsonl) and the run's stability figures. A benchmark c
 
     avg@k  = mean over seeds of (mean over problems of the per-problem score)           (percent)
     ± se   = standard error over problems of the per-problem score pooled over seeds and samples
-    sd     = spread over seeds: sample standard deviation of the per-seed avg@k
+    sd     = spread over seeds: sample standard deviation of the per-seed avg@k; one seed has none
+             ("sd n/a (1 seed)" on the page, an empty CSV field), never a measured-looking 0.0
 
 Avg is the unweighted mean over the benchmarks (the paper's "Avg"), per seed, then as above with
 its seed spread. Where the samples were graded in both of the math grader's modes, the lenient
@@ -55,7 +56,12 @@ class Cell:
     def text(self) -> str:
         se = f" ± {100 * self.se:.1f}" if self.se is not None else ""
         strict = f", strict {100 * self.strict:.1f}" if self.strict is not None else ""
-        return f"{100 * self.mean:.1f}{se} (sd {100 * self.sd:.1f}){strict}"
+        return f"{100 * self.mean:.1f}{se} ({sd_text(self.sd, self.seeds)}){strict}"
+
+
+def sd_text(sd: float, seeds: int) -> str:
+    """The spread over seeds as shown: one seed measures none, so it says so instead of "sd 0.0"."""
+    return f"sd {100 * sd:.1f}" if seeds >= 2 else "sd n/a (1 seed)"
 
 
 def benchmark_cell(per_seed: list[dict[str, float]]) -> Cell:
@@ -166,7 +172,11 @@ def to_csv(rows: list[TableRow], benchmarks: list[str], extra: dict | None = Non
             if cell is None:
                 values += ["", "", ""]
                 continue
-            values += [f"{cell.mean:.6g}", "" if cell.se is None else f"{cell.se:.6g}", f"{cell.sd:.6g}"]
+            values += [
+                f"{cell.mean:.6g}",
+                "" if cell.se is None else f"{cell.se:.6g}",
+                f"{cell.sd:.6g}" if cell.seeds >= 2 else "",
+            ]
         figures = [f"{row.stability[key]:.6g}" if key in row.stability else "" for key, _, _ in STABILITY]
         stricts = [_number(row.cells[c].strict if c in row.cells else None) for c in columns]
         writer.writerow(

@@ -27,6 +27,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from harness.common.files import atomic_file  # noqa: E402
 from harness.reports.table1.rows import ROWS  # noqa: E402
 
 SMOOTH = 10
@@ -89,6 +90,17 @@ def _plot(ax, histories: Histories, labels: list[str], key: str, window: int = S
     return drawn
 
 
+def save_png(fig, path: Path) -> Path:
+    """Write `fig` as a PNG to a temporary sibling renamed over `path` (a symlink there is replaced, never
+    written through; a failed write leaves the old figure), and close it."""
+    try:
+        with atomic_file(path, "wb") as sink:
+            fig.savefig(sink, format="png", dpi=110)
+    finally:
+        plt.close(fig)
+    return path
+
+
 def _finish(fig, ax, title: str, ylabel: str, path: Path, window: int = SMOOTH, xlabel: str = "RL step") -> Path:
     ax.set_title(title, fontsize=11)
     ax.set_xlabel(xlabel)
@@ -96,9 +108,7 @@ def _finish(fig, ax, title: str, ylabel: str, path: Path, window: int = SMOOTH, 
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)
 
 
 def line_figure(
@@ -178,9 +188,7 @@ def stability_figure(histories: Histories, labels: list[str], path: Path) -> Pat
     axes[0].legend(fontsize=8)
     fig.suptitle("Figure 4: KL to the behaviour policy and gradient norm", fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)
 
 
 STALENESS_STYLES = {0: "-", 1: "--", 4: ":"}
@@ -217,9 +225,7 @@ def staleness_figure(histories: Histories, path: Path) -> Path | None:
     axes.flat[0].legend(fontsize=8)
     fig.suptitle("Staleness: K updates between the generating and the updated policy (seed means)", fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)
 
 
 def paper_figures(

@@ -36,6 +36,7 @@ class GroupColumns:
     versus: dict[str, str] = field(default_factory=dict)  # row label -> difference to the leader, points
     method: str = ""  # the interval method, named once under the table
     unpaired: int = 0  # how many rows were compared unpaired
+    remarks: tuple[str, ...] = ()  # what the comparison left out and why (non-finite scores), said under the table
 
 
 def bernoulli_scores(label: str, accuracy: dict[int, float], problems: int) -> Scores:
@@ -76,13 +77,14 @@ def merge(parts: list[GroupColumns]) -> GroupColumns:
         group.update(part.group)
         versus.update(part.versus)
     methods = sorted({p.method for p in parts if p.method})
-    return GroupColumns(group, versus, "; ".join(methods), sum(p.unpaired for p in parts))
+    remarks = tuple(r for p in parts for r in p.remarks)
+    return GroupColumns(group, versus, "; ".join(methods), sum(p.unpaired for p in parts), remarks)
 
 
 def note(columns: GroupColumns, level: float = 0.95, versus: str = "vs leader") -> str:
     """The sentence under a table that explains its group column (and the `versus` column beside it)."""
     if not columns.group:
-        return ""
+        return "; ".join(columns.remarks)
     alpha = f"{100 - 100 * level:g}%"
     text = (
         f"group: rows the {HOLM}-corrected test (over all pairs) at {alpha} cannot tell from the "
@@ -96,4 +98,4 @@ def note(columns: GroupColumns, level: float = 0.95, versus: str = "vs leader") 
             f"; {columns.unpaired} row(s) unpaired (other seeds or problems than the leader's, or only an "
             "accuracy per seed kept): compared row against row, which is conservative"
         )
-    return text
+    return "; ".join([text, *columns.remarks])

@@ -16,6 +16,11 @@ Where the components come from, first found:
 3. neither: runs/table1-<profile>/scores.json if it exists (the folder `harness table1` writes);
 4. the `paper` profile: the stated PAPER_ASSUMPTIONS (each one justified in accuracy_power's docstring).
 Measured components come from the trained rows (the base row is evaluated only). Nothing is written.
+The plan says where they come from: a file, or the store (its password masked) and the report run's id.
+
+Refused in one line (exit 2): a difference outside (0, 100] points, and measured scores of one seed per
+row: one seed measures neither the between-seed variance nor the seed x problem interaction, and a plan
+built on a "measured" 0 for both would promise far too few seeds.
 """
 
 from __future__ import annotations
@@ -24,11 +29,14 @@ import json
 import math
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.common.errors import ConfigError, DataError, TrackingError
+from harness.common.uris import redact
 from harness.profiles import TRAIN_EXPERIMENT, get_profile
-from harness.reports.stats.accuracy import PAPER_ASSUMPTIONS, Components, budget, components_from
-from harness.reports.stats.accuracy import minimum_detectable_difference as mde
+
+if TYPE_CHECKING:  # the statistics import numpy and scipy: a refused value is answered without them
+    from harness.reports.stats.accuracy import Components
 
 SCORES = "scores.json"
 DEFAULT_DIFFERENCE = 2.5  # points: CE-GPPO(0.5,1) over the best baseline (DAPO) on Avg at 1.5B in the paper
@@ -69,16 +77,32 @@ def scores_from_store(uri: str, profile: str | None) -> dict:
         if not any(a.path == SCORES for a in client.list_artifacts(run.info.run_id)):
             continue  # a report written before scores were kept
         with tempfile.TemporaryDirectory() as tmp:
-            return read_scores(Path(client.download_artifacts(run.info.run_id, SCORES, tmp)))
+            payload = read_scores(Path(client.download_artifacts(run.info.run_id, SCORES, tmp)))
+        # the temporary download is gone once read: name what lasts, the store and the report run
+        return {**payload, "source": f"the Table 1 report run {run.info.run_id} in {redact(uri)}"}
     which = f"of the {profile} profile " if profile else ""
     raise TrackingError(f"no Table 1 report {which}with per-problem scores in the store; run `harness table1` first")
 
 
 def measured(payload: dict) -> dict[str, Components]:
     """benchmark -> components estimated on the trained rows of a scores.json."""
+    from harness.reports.stats.accuracy import components_from
+
     trained = {label: payload["rows"][label] for label in payload.get("trained", []) if label in payload["rows"]}
     rows = trained or payload["rows"]
     return {b: components_from(rows, b, payload["samples"]) for b in payload["benchmarks"]}
+
+
+def check_seeds(payload: dict) -> None:
+    """Refuse measured scores in which no trained row has two seeds (see the module docstring)."""
+    trained = [payload["rows"][label] for label in payload.get("trained", []) if label in payload["rows"]]
+    most = max((len(seeds) for row in trained or payload["rows"].values() for seeds in row.values()), default=0)
+    if most < 2:
+        raise DataError(
+            f"{payload['source']} holds one seed per row: one seed measures neither the seed variance nor the "
+            "seed x problem interaction, so no seed count can be planned from it; run `harness table1 --seeds 2` "
+            "(or more), or plan the paper profile on its stated assumptions (`harness plan --profile paper`)"
+        )
 
 
 def _points(value: float) -> str:
@@ -87,6 +111,9 @@ def _points(value: float) -> str:
 
 def plan_lines(components: dict[str, Components], seeds: int, samples: int, difference: float) -> list[str]:
     """The table: per benchmark the components, the MDE at the budget, the options for `difference`."""
+    from harness.reports.stats.accuracy import budget
+    from harness.reports.stats.accuracy import minimum_detectable_difference as mde
+
     header = ["benchmark", "problems", "seed sd", "problem sd", "interact. sd", "p(1-p)", "MDE at budget"]
     header.append(f"for {difference:g} points: seeds x samples (power)")
     rows = []
@@ -123,8 +150,8 @@ def plan(profile: str | None, difference: float, source: str | None, uri: str | 
     """Print the plan; returns {benchmark: Components} used. See the module docstring for the sources."""
     if profile is not None:
         get_profile(profile, "--profile")
-    if not math.isfinite(difference) or difference <= 0:
-        raise ConfigError(f"--difference={difference:g} is out of range; allowed: > 0 (points)")
+    if not (0 < difference <= 100):  # NaN fails both comparisons
+        raise ConfigError(f"--difference={difference:g} is out of range; allowed: (0, 100] points")
     payload = None
     if source is not None:
         payload = scores_from_folder(source)
@@ -142,9 +169,12 @@ def plan(profile: str | None, difference: float, source: str | None, uri: str | 
         )
     table = get_profile(name)
     if payload is None:
+        from harness.reports.stats.accuracy import PAPER_ASSUMPTIONS
+
         components = dict(PAPER_ASSUMPTIONS)
         where = "stated assumptions (harness.reports.stats.power.PAPER_ASSUMPTIONS; its docstring justifies each)"
     else:
+        check_seeds(payload)
         components = measured(payload)
         trained = ", ".join(payload.get("trained") or payload["rows"])
         where = f"measured on {payload['source']} (rows {trained}; {payload['samples']} samples per problem)"

@@ -163,3 +163,64 @@ def test_bad_options_are_one_line(fabricated, tmp_path, capsys):
     assert err.count("\n") == 1 and "is not a file" in err and "Traceback" not in err
     assert main(["grader-audit", "--tracking-uri", "none"]) == 0  # nothing tracked, the table printed
     assert "non-answers credited: 2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("entry", ["{}", "[1, 2]", '"text"', "FORGED"])
+def test_a_cache_entry_of_another_shape_or_a_forged_count_is_graded_anew(entry, tmp_path, monkeypatch, capsys):
+    """{} and [1, 2] were tracebacks (KeyError 'families', TypeError); a forged entry of the right shape
+    made the command print "100.0% on 99999 cases"."""
+    monkeypatch.setenv("HARNESS_CACHE", str(tmp_path))
+    monkeypatch.setattr(grader_audit, "audit_cases", lambda data_dir=None: CASES)
+    graded = []
+    monkeypatch.setattr(grader_audit, "run_audit", lambda cases: graded.append(1) or run_audit(cases))
+    honest = cached_audit()
+    path = tmp_path / "grader_audit" / f"{honest['fingerprint']}.json"
+    if entry == "FORGED":
+        forged = {**honest, "cases": 99999}
+        forged["modes"] = {
+            m: {**c, "agree": 99999, "false_positives": 0, "agreement": 1.0} for m, c in honest["modes"].items()
+        }
+        entry = json.dumps(forged)
+    path.write_text(entry)
+    assert cached_audit() == honest and len(graded) == 2  # graded again, and the entry replaced
+    assert json.loads(path.read_text()) == honest
+    assert main(["grader-audit", "--tracking-uri", "none"]) == 0 and "on 6 cases" in capsys.readouterr().out
+
+
+def test_a_cache_folder_that_is_a_file_is_refused_before_the_grading(tmp_path, monkeypatch, capsys):
+    """All the cases were graded, then a raw "[Errno 20] Not a directory" and no result."""
+    (tmp_path / "cache").write_text("a file")
+    monkeypatch.setenv("HARNESS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(grader_audit, "audit_cases", lambda data_dir=None: CASES)
+    graded = []
+    monkeypatch.setattr(grader_audit, "run_audit", lambda cases: graded.append(1) or run_audit(cases))
+    assert main(["grader-audit", "--tracking-uri", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot keep the grader audit in" in err and "$HARNESS_CACHE" in err
+    assert graded == [] and (tmp_path / "cache").read_text() == "a file"
+
+
+def test_a_database_store_without_a_place_for_files_is_refused_before_the_grading(fabricated, tmp_path, monkeypatch):
+    """It printed the whole audit, then refused with advice naming options grader-audit did not have."""
+    import harness.reports.grader_audit_report as report
+    import harness.tracking as tracking
+    from harness.common.errors import TrackingError
+
+    class NoExperiment:
+        def __init__(self, uri):
+            pass
+
+        def get_experiment_by_name(self, name):
+            return None
+
+    monkeypatch.setattr(tracking, "check_store", lambda uri, **kw: None)
+    monkeypatch.setattr(tracking, "RetryingClient", NoExperiment)
+    graded = []
+    monkeypatch.setattr(grader_audit, "run_audit", lambda cases: graded.append(1) or run_audit(cases))
+    database = "postgresql://postgres:PW@127.0.0.1/rel3_pw"
+    with pytest.raises(
+        TrackingError, match=r"keeps no files: .*--artifact-root \(harness eval, harness grader-audit\)"
+    ):
+        report.grader_audit(database, log=lambda line: None)
+    assert graded == []
+    assert report.artifact_location(database, str(tmp_path / "files")) == (tmp_path / "files").as_uri()

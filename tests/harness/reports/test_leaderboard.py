@@ -83,13 +83,17 @@ def quiet(line):
     pass
 
 
+def loss_of(label):
+    return label.split(" ")[0].split("(")[0]
+
+
 def test_groups_are_ranked_by_avg_with_seeds_and_sources(store, tmp_path):
     rows = leaderboard(store, Filters(), str(tmp_path / "board"), log=quiet)
     labels = [r.label for r in rows]
     assert labels == [
         "ce_gppo(beta1=0.75, beta2=1.0) · tiny · 600 steps [sweep betas]",  # held-out 0.9, no suite eval
         "ce_gppo(beta1=0.5, beta2=1.0) · tiny · 600 steps",
-        "grpo() · tiny · 600 steps",
+        "grpo · tiny · 600 steps",  # a loss without logged parameters: its name alone, not "grpo()"
     ]
     sweep_row, ce_row, grpo_row = rows
     assert ce_row.seeds == 2 and ce_row.cells["Avg"].mean == pytest.approx(0.72)
@@ -207,8 +211,8 @@ def test_nan_and_inf_metrics_are_left_out_and_never_ranked(empty_store, tmp_path
     fake_run(client, experiment, {"loss.name": "dapo"}, 0, 0.40, 0.50)
     fake_run(client, experiment, {"loss.name": "gspo"}, 0, 0.70, 0.50, suite=math.nan)  # a NaN evaluation
     rows = leaderboard(uri, Filters(), str(tmp_path / "board"), log=quiet)
-    by_name = {r.label.split("(")[0]: r for r in rows}
-    assert [r.label.split("(")[0] for r in rows] == ["gspo", "grpo", "dapo", "ce_gppo"]  # no Avg: last
+    by_name = {loss_of(r.label): r for r in rows}
+    assert [loss_of(r.label) for r in rows] == ["gspo", "grpo", "dapo", "ce_gppo"]  # no Avg: last
     grpo, ce = by_name["grpo"], by_name["ce_gppo"]
     assert grpo.seeds == 2 and grpo.cells["Avg"].mean == pytest.approx(0.60) and grpo.cells["Avg"].seeds == 1
     assert grpo.stability == {"end_entropy": pytest.approx(0.40), "max_ppo_kl": pytest.approx(0.01)}
@@ -238,3 +242,42 @@ def test_strict_beside_lenient_and_the_grader_audit_line(empty_store, tmp_path, 
     assert "Grader audit: (the audit's line)" in markdown and "strict 55.0" in markdown
     assert "Grader audit: (the audit&#x27;s line)" in (tmp_path / "board" / "leaderboard.html").read_text()
     assert "Grader audit: (the audit's line)" in capsys.readouterr().out
+
+
+def test_one_seed_shows_no_spread(store, tmp_path):
+    """A row of one seed showed "(sd 0.0)", a measured-looking zero; two seeds keep their sd."""
+    leaderboard(store, Filters(), str(tmp_path / "board"), log=quiet)
+    lines = (tmp_path / "board" / "leaderboard.md").read_text().splitlines()
+    sweep_line = next(line for line in lines if "[sweep betas]" in line)
+    assert "(sd n/a (1 seed))" in sweep_line and "sd 0.0" not in sweep_line
+    grpo_line = next(line for line in lines if line.startswith("| grpo · "))
+    assert "(sd 2.8)" in grpo_line
+
+
+def test_a_store_password_is_masked_on_the_terminal_and_in_every_file(store, tmp_path, monkeypatch):
+    """A database store's password was printed and written into leaderboard.md and .html."""
+    import harness.reports.leaderboard as board
+
+    secret_uri = "postgresql://postgres:S3cretPW-rel3@127.0.0.1/rel3_pw"
+    monkeypatch.setattr(board, "check_store", lambda uri, create: None)
+    monkeypatch.setattr(board, "RetryingClient", lambda uri: mlflow.MlflowClient(store))  # the store behind it
+    lines = []
+    leaderboard(secret_uri, Filters(), str(tmp_path / "board"), log=lines.append)
+    leaderboard(secret_uri, Filters(since=dt.date(2999, 1, 1)), str(tmp_path / "none"), log=lines.append)
+    assert "no finished training run in postgresql://postgres:***@127.0.0.1/rel3_pw matches" in lines[-1]
+    assert "finished training runs in postgresql://postgres:***@127.0.0.1/rel3_pw" in lines[0]
+    for text in [*lines, *((tmp_path / "board" / name).read_text() for name in ("leaderboard.md", "leaderboard.html"))]:
+        assert "S3cretPW" not in text
+
+
+def test_symlinks_in_the_output_folder_are_replaced_not_written_through(store, tmp_path):
+    folder, victims = tmp_path / "board", {}
+    (folder / "figures").mkdir(parents=True)
+    for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.html", "figures/entropy.png"):
+        victims[name] = tmp_path / f"victim_{name.replace('/', '_')}"
+        victims[name].write_text("keep me")
+        (folder / name).symlink_to(victims[name])
+    leaderboard(store, Filters(), str(folder), log=quiet)
+    for name, victim in victims.items():
+        assert victim.read_text() == "keep me"
+        assert not (folder / name).is_symlink() and (folder / name).stat().st_size > 100

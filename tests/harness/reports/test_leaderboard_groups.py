@@ -18,15 +18,21 @@ PROBLEMS, K = 40, 2
 DIFFICULTY = np.random.default_rng(0).uniform(0.1, 0.9, PROBLEMS)  # each problem's chance for a GRPO policy
 
 
-def evaluated_run(client, experiment, loss, seed, shift, tmp_path, rng):
-    """A FINISHED training run (params loss.*, run.seed) and its evaluation with K samples per problem."""
+def evaluated_run(client, experiment, loss, seed, shift, tmp_path, rng, score=None):
+    """A FINISHED training run (params loss.*, run.seed) and its evaluation with K samples per problem
+    (`score`: every sample's score, e.g. NaN, instead of a draw)."""
     run = client.create_run(experiment).info.run_id
     params = {**loss, "model.name": "tiny", "run.steps": "60", "run.seed": str(seed), "task.heldout_size": "200"}
     client.log_batch(run, params=[Param(k, v) for k, v in params.items()])
     client.set_terminated(run, "FINISHED")
     chance = np.clip(DIFFICULTY + shift, 0, 1)
     samples = [
-        {"benchmark": "arith", "id": i, "sample": j, "scores": {"acc": float(rng.random() < chance[i])}}
+        {
+            "benchmark": "arith",
+            "id": i,
+            "sample": j,
+            "scores": {"acc": float(rng.random() < chance[i]) if score is None else score},
+        }
         for i in range(PROBLEMS)
         for j in range(K)
     ]
@@ -54,13 +60,18 @@ def heldout_run(client, experiment, loss, seed, accuracy):
     client.set_terminated(run, "FINISHED")
 
 
-@pytest.fixture(scope="module")
-def board(tmp_path_factory):
-    root = tmp_path_factory.mktemp("groups")
+def new_store(root):
+    """(uri, client, experiment id) of a fresh store in `root`, its artifacts beside it."""
     uri = f"sqlite:///{root}/mlflow.db"
     check_store(uri)
     client = mlflow.MlflowClient(uri)
-    experiment = client.create_experiment("train", artifact_location=str(root / "artifacts"))
+    return uri, client, client.create_experiment("train", artifact_location=str(root / "artifacts"))
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    root = tmp_path_factory.mktemp("groups")
+    uri, client, experiment = new_store(root)
     rng = np.random.default_rng(1)
     for seed in range(3):
         evaluated_run(client, experiment, {"loss.name": "grpo"}, seed, 0.0, root, rng)
@@ -75,15 +86,20 @@ def board(tmp_path_factory):
     return rows, root / "board", "\n".join(lines)
 
 
+def loss_of(label):
+    """The loss name of a row label ("grpo · tiny · 60 steps", "ce_gppo(beta1=0.5) · ...")."""
+    return label.split(" ")[0].split("(")[0]
+
+
 def column(folder, name):
     with open(folder / "leaderboard.csv") as f:
-        return {r["algorithm"].split("(")[0]: r[name] for r in csv.DictReader(io.StringIO(f.read()))}
+        return {loss_of(r["algorithm"]): r[name] for r in csv.DictReader(io.StringIO(f.read()))}
 
 
 def test_tied_rows_share_the_leaders_group_and_a_worse_row_opens_the_next(board):
     rows, folder, _ = board
     group = column(folder, "group")
-    leader = rows[0].label.split("(")[0]
+    leader = loss_of(rows[0].label)
     assert group[leader] == "1 (leader)" and leader in ("ce_gppo", "dapo", "gspo")
     assert {group["ce_gppo"], group["dapo"]} <= {"1", "1 (leader)"}
     assert group["grpo"] == "2"
@@ -108,3 +124,22 @@ def test_the_group_shows_in_markdown_html_and_the_terminal(board):
     assert "| group | vs leader |" in printed and "random-effects interval" in printed
     page = (folder / "leaderboard.html").read_text()
     assert '<td class="lead g1">1 (leader)</td>' in page and '<td class="lead g2">2</td>' in page
+
+
+def test_a_row_whose_per_problem_scores_are_nan_is_not_grouped_and_the_page_says_why(tmp_path):
+    """Its evaluation's samples all NaN: it fell back to its held-out accuracy and became a second
+    leader ("held-out · 1 (leader)") with nothing on the page about non-finite scores."""
+    uri, client, experiment = new_store(tmp_path)
+    rng = np.random.default_rng(2)
+    for seed in range(2):
+        evaluated_run(client, experiment, {"loss.name": "grpo"}, seed, 0.0, tmp_path, rng, score=float("nan"))
+        evaluated_run(client, experiment, {"loss.name": "ce_gppo"}, seed, 0.3, tmp_path, rng)
+        evaluated_run(client, experiment, {"loss.name": "dapo"}, seed, 0.0, tmp_path, rng)
+    heldout_run(client, experiment, {"loss.name": "cispo"}, 0, 0.5)
+    leaderboard(uri, Filters(), str(tmp_path / "board"), log=lambda line: None)
+    group = column(tmp_path / "board", "group")
+    assert group["ce_gppo"] == "1 (leader)" and group["grpo"] == ""  # not grouped (CSV: empty)
+    markdown = (tmp_path / "board" / "leaderboard.md").read_text()
+    assert "| grpo · tiny · 60 steps | 2 | – | – |" in markdown
+    assert "80 non-finite per-problem scores (NaN or inf) left out of the groups" in markdown
+    assert "not grouped, no finite per-problem score: grpo · tiny · 60 steps" in markdown

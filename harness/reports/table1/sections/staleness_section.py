@@ -33,7 +33,7 @@ import statistics
 from dataclasses import dataclass
 
 from harness.reports.render.html import plain_table
-from harness.reports.render.table import SeedResult, TableRow
+from harness.reports.render.table import SeedResult, TableRow, sd_text
 from harness.reports.stats.accuracy import Difference
 from harness.reports.table1.differences import compare
 from harness.reports.table1.rows import Row
@@ -129,7 +129,7 @@ def _texts(line: StalenessLine) -> list[str]:
         top = f" ({v['staleness_max']:.0f})" if "staleness_max" in v else ""
         staleness = f"{v['staleness_mean']:.2f}{top}"
     lags = " / ".join("–" if not math.isfinite(s) else f"{100 * s:.0f}" for s in line.lags) if line.lags else "–"
-    accuracy = f"{100 * line.accuracy[0]:.1f} (sd {100 * line.accuracy[1]:.1f})" if line.accuracy else "–"
+    accuracy = f"{100 * line.accuracy[0]:.1f} ({sd_text(line.accuracy[1], line.seeds)})" if line.accuracy else "–"
     versus = "–"
     if line.versus is not None:
         versus = line.versus.text() + ("" if line.versus.paired else " (unpaired)")

@@ -51,9 +51,9 @@ def test_markdown_and_csv_show_the_same_numbers():
     lines = markdown.splitlines()
     assert lines[0].startswith("| algorithm | seeds | aime | amc | Avg | end H |")
     assert (
-        lines[2]
-        == "| base | 1 | 0.0 ± 0.0 (sd 0.0) | 50.0 ± 0.0 (sd 0.0) | 25.0 (sd 0.0) | – | – | – | – | – | – | – |"
-    )
+        lines[2] == "| base | 1 | 0.0 ± 0.0 (sd n/a (1 seed)) | 50.0 ± 0.0 (sd n/a (1 seed)) | 25.0 (sd n/a (1 seed)) "
+        "| – | – | – | – | – | – | – |"
+    )  # one seed measures no spread: no "sd 0.0"
     assert (
         "| GRPO | 2 | 37.5 ± 0.0 (sd 17.7) | 50.0 ± 50.0 (sd 0.0) | 43.8 (sd 8.8) |" in lines[3]
         and "| 0.3500 |" in lines[3]
@@ -63,6 +63,7 @@ def test_markdown_and_csv_show_the_same_numbers():
     csv_lines = to_csv(rows, ["aime", "amc"]).splitlines()
     assert csv_lines[0].startswith("algorithm,seeds,aime_mean,aime_se,aime_sd,amc_mean")
     assert csv_lines[2].startswith("GRPO,2,0.375,0,0.176777,0.5,0.5,0,0.4375,,0.0883883,0.35,")
+    assert csv_lines[1].startswith("base,1,0,0,,0.5,0,,0.25,,,")  # one seed: the sd field is empty
 
 
 def test_strict_scores_stand_beside_the_lenient_headline():
@@ -79,4 +80,6 @@ def test_strict_scores_stand_beside_the_lenient_headline():
     assert header.split(",")[-3:] == ["math_strict_mean", "arith_strict_mean", "Avg_strict_mean"]
     assert line.split(",")[-3:] == ["0.375", "", ""]
     (both,) = build_table({"GRPO": {0: SeedResult({"math": {"x": 1.0}}, {}, {"math": {"x": 0.0}})}}, ["math"])
-    assert both.cells["Avg"].strict == 0.0 and "| 100.0 (sd 0.0), strict 0.0 |" in to_markdown([both], ["math"])
+    assert both.cells["Avg"].strict == 0.0 and "| 100.0 (sd n/a (1 seed)), strict 0.0 |" in to_markdown(
+        [both], ["math"]
+    )

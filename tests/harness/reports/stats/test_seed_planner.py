@@ -81,7 +81,10 @@ def test_components_of_the_newest_report_in_a_store(tmp_path, capsys):
         client.log_artifact(run, str(local))
         client.set_terminated(run, "FINISHED")
     assert main(["plan", "--tracking-uri", uri]) == 0
-    assert "arith      30 " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "arith      30 " in out
+    # the store and the report run, not the temporary download that was already deleted
+    assert f"measured on the Table 1 report run {run} in {uri} (rows GRPO, DAPO" in out and "scores.json" not in out
     assert main(["plan", "--tracking-uri", uri, "--profile", "smol"]) == 2
     assert "no Table 1 report of the smol profile with per-problem scores" in capsys.readouterr().err
 
@@ -91,7 +94,10 @@ def test_components_of_the_newest_report_in_a_store(tmp_path, capsys):
     [
         (["--profile", "tiny"], "no measured Table 1 run of the tiny profile: run `harness table1 --profile tiny`"),
         (["--profile", "huge"], "--profile='huge' is not known; valid: tiny, smol, paper"),
-        (["--difference", "0"], "--difference=0 is out of range; allowed: > 0 (points)"),
+        (["--difference", "0"], "--difference=0 is out of range; allowed: (0, 100] points"),
+        (["--difference", "150"], "--difference=150 is out of range; allowed: (0, 100] points"),
+        (["--difference", "1e300"], "--difference=1e+300 is out of range"),
+        (["--from", "ONESEED"], "holds one seed per row: one seed measures neither the seed variance nor"),
         (["--difference", "nan"], "--difference=nan is out of range"),
         (["--from", "FOLDER", "--profile", "paper"], "holds a Table 1 of the tiny profile, not paper"),
         (["--from", "EMPTY"], "no scores.json there"),
@@ -103,11 +109,17 @@ def test_components_of_the_newest_report_in_a_store(tmp_path, capsys):
 )
 def test_every_mistake_is_one_line_and_exit_2(argv, message, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    for name, content in (("FOLDER", json.dumps(scores())), ("BROKEN", "{not json"), ("EMPTY", None)):
+    folders = (("FOLDER", scores()), ("BROKEN", None), ("EMPTY", None), ("ONESEED", scores(seeds=1)))
+    for name, content in ((n, "{not json" if n == "BROKEN" else c and json.dumps(c)) for n, c in folders):
         (tmp_path / name).mkdir()
         if content is not None:
             (tmp_path / name / "scores.json").write_text(content)
-    argv = [a.replace("FOLDER", str(tmp_path / "FOLDER")).replace("NOWHERE", str(tmp_path / "nowhere")) for a in argv]
+    argv = [
+        a.replace("FOLDER", str(tmp_path / "FOLDER"))
+        .replace("ONESEED", str(tmp_path / "ONESEED"))
+        .replace("NOWHERE", str(tmp_path / "nowhere"))
+        for a in argv
+    ]
     try:
         code = main(["plan", *argv])
     except SystemExit as stop:  # argparse's own refusals (two sources at once) exit while parsing

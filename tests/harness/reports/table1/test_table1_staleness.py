@@ -127,7 +127,7 @@ def test_the_leaderboard_keeps_asynchronous_runs_apart_and_synchronous_ones_with
     ]
     table, *_ = leaderboard_rows(runs, {})
     assert [(r.label, r.seeds) for r in table] == [
-        ("grpo() · tiny · 600 steps [table1 tiny]", 2),
-        ("grpo() · tiny · 600 steps · staleness 1 [table1 tiny]", 1),
+        ("grpo · tiny · 600 steps [table1 tiny]", 2),
+        ("grpo · tiny · 600 steps · staleness 1 [table1 tiny]", 1),
     ]
     assert table[0].cells["Avg"].mean == pytest.approx(0.6)
