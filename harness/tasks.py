@@ -1,9 +1,12 @@
-"""Training tasks: prompts with reference answers, from the arithmetic generator, JSONL or the Hub.
+"""Training tasks: prompts with reference answers, from the arithmetic or Countdown generators, JSONL or
+the Hub.
 
 A task hands out the prompts of RL step `s` as a pure function of (seed, s), so a resumed run
 sees exactly the data order of an uninterrupted one, and a fixed held-out set that never
-overlaps the training prompts (arithmetic: by construction of the generator's splits; files and
-hub datasets: a seeded split of the rows).
+overlaps the training prompts (arithmetic, Countdown: by construction of the generator's splits; files
+and hub datasets: a seeded split of the rows). A task may also offer `warmstart_batch` (same arguments
+as `train_batch`): the problems the supervised warm start learns from, each with its `demonstration`
+(Countdown shows only a minority of its training problems' solutions).
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ HELDOUT_SEED = 1234
 class Problem:
     prompt: str  # the user message, before the chat template
     answer: str  # the reference answer given to the grader
+    demonstration: str | None = None  # what the warm start trains on (None: the answer itself)
 
 
 class Task(Protocol):
-    """What training needs from a task (ArithmeticTask, RowsTask, or your own)."""
+    """What training needs from a task (ArithmeticTask, CountdownTask, RowsTask, or your own)."""
 
     def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:
         """The `count` prompts of RL step `step`: a pure function of (seed, step)."""
@@ -56,6 +60,44 @@ class ArithmeticTask:
 
     def heldout(self) -> list[Problem]:
         return self._problems("test", self.config.heldout_size, HELDOUT_SEED)
+
+    def drop_unfit(self, fits: Callable[[str], bool]) -> int:
+        """Generated prompts are a few characters long: they always fit."""
+        return 0
+
+
+class CountdownTask:
+    """Countdown (benchmarks.families.countdown): `task.level` numbers (3 or 4) to reach a target; the
+    reference answers are the problems' specs, graded by the Countdown checker."""
+
+    def __init__(self, config: TaskConfig):
+        from benchmarks.families.countdown import SIZES
+
+        if config.level not in SIZES:
+            raise ConfigError(
+                f"task.level={config.level} with task.source=countdown: the level is how many numbers a "
+                f"problem gives; allowed: {', '.join(map(str, SIZES))}"
+            )
+        self.config = config
+
+    def _problems(self, split: str, count: int, seed: int, demonstrated: bool = False) -> list[Problem]:
+        from benchmarks.families.countdown import generate_countdown
+
+        config = self.config
+        rows = generate_countdown(split, count, seed, config.level, config.style, demonstrated=demonstrated)
+        return [Problem(row["problem"] + config.suffix, row["answer"], row["solution"]) for row in rows]
+
+    def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:
+        return self._problems("train", count, seed * 1_000_003 + step)
+
+    def warmstart_batch(self, step: int, count: int, seed: int) -> list[Problem]:
+        """Solved examples from the demonstrated quarter of the training problems only."""
+        return self._problems("train", count, seed * 1_000_003 + step, demonstrated=True)
+
+    def heldout(self) -> list[Problem]:
+        from benchmarks.families.countdown import DRAW_SEED
+
+        return self._problems("test", self.config.heldout_size, DRAW_SEED)
 
     def drop_unfit(self, fits: Callable[[str], bool]) -> int:
         """Generated prompts are a few characters long: they always fit."""
@@ -130,6 +172,8 @@ def read_hub_dataset(dataset_id: str, split: str) -> list[dict]:
 def build_task(config: TaskConfig) -> Task:
     if config.source == "arithmetic":
         return ArithmeticTask(config)
+    if config.source == "countdown":
+        return CountdownTask(config)
     if config.source == "jsonl":
         return RowsTask(config, read_jsonl(config.path, what="task.path"))
     return RowsTask(config, read_hub_dataset(config.path, config.split))
