@@ -88,6 +88,8 @@ PROFILES = {
             eval_every=10,
             train_overrides={"run.threads": 1},
         ),
+        PAPER,
+        replace(PAPER, name="paper-text", summary="GPU, only what the paper's text states", k=16),
         Profile(
             "countdown",
             "CPU, Countdown with written-out steps (GRPO default)",
@@ -99,8 +101,6 @@ PROFILES = {
             eval_every=50,
             train_overrides={"run.threads": 1},
         ),
-        PAPER,
-        replace(PAPER, name="paper-text", summary="GPU, only what the paper's text states", k=16),
     )
 }
 
@@ -114,7 +114,7 @@ def get_profile(name: str, key: str = "profile") -> Profile:
 
 
 def profile_names() -> str:
-    """ "tiny, smol, countdown, paper, paper-text"."""
+    """ "tiny, smol, paper, paper-text, countdown"."""
     return ", ".join(PROFILES)
 
 
