@@ -34,7 +34,9 @@ def test_an_unknown_name_is_one_line_naming_the_flag_and_the_valid_names(key):
     ids=["train config", "seed planner", "sweep config"],
 )
 def test_every_name_check_is_the_registrys(check):
-    with pytest.raises(ConfigError, match=r"profile='papr' is not known; valid: tiny, smol, paper, paper-text, countdown$"):
+    with pytest.raises(
+        ConfigError, match=r"profile='papr' is not known; valid: tiny, smol, paper, paper-text, countdown$"
+    ):
         check()
 
 
