@@ -190,6 +190,7 @@ def countdown_benchmark(size: int = 3, style: str = "compact", rows: int = 500) 
     same for every evaluation seed), graded by `benchmarks.grading.countdown_check` (lenient `acc`: the
     expression reaches the target using each number once; strict `acc_strict`: and the steps written
     before it are each right)."""
+
     def generate(limit: int | None, seed: int) -> list[dict]:
         return generate_countdown("test", rows if limit is None else min(limit, rows), seed, size, style)
 
