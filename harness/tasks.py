@@ -1,9 +1,12 @@
-"""Training tasks: prompts with reference answers, from the arithmetic generator, JSONL or the Hub.
+"""Training tasks: prompts with reference answers, from the arithmetic or Countdown generators, JSONL or
+the Hub.
 
 A task hands out the prompts of RL step `s` as a pure function of (seed, s), so a resumed run
 sees exactly the data order of an uninterrupted one, and a fixed held-out set that never
-overlaps the training prompts (arithmetic: by construction of the generator's splits; files and
-hub datasets: a seeded split of the rows).
+overlaps the training prompts (arithmetic, Countdown: by construction of the generator's splits; files
+and hub datasets: a seeded split of the rows). A task may also offer `warmstart_batch` (same arguments
+as `train_batch`): the problems the supervised warm start learns from, each with its `demonstration`
+(Countdown shows only a minority of its training problems' solutions).
 """
 
 from __future__ import annotations
@@ -26,10 +29,11 @@ PROBE_LIMIT = 10_000  # prompts searched for the shortest in a refusal
 class Problem:
     prompt: str  # the user message, before the chat template
     answer: str  # the reference answer given to the grader
+    demonstration: str | None = None  # what the warm start trains on (None: the answer itself)
 
 
 class Task(Protocol):
-    """What training needs from a task (ArithmeticTask, RowsTask, or your own)."""
+    """What training needs from a task (ArithmeticTask, CountdownTask, RowsTask, or your own)."""
 
     def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:
         """The `count` prompts of RL step `step`: a pure function of (seed, step)."""
@@ -39,6 +43,17 @@ class Task(Protocol):
 
     def drop_unfit(self, fits: Callable[[str], bool]) -> int:
         """Drop problems whose prompt `fits` refuses; returns how many were dropped."""
+
+
+def check_generated_prompts(source: str, task: Task, fits: Callable[[str], bool]) -> int:
+    """Generated prompts cannot be dropped one by one (a step asks for `count` of them), and those of one
+    level and style are about equally long: the held-out set and a sample of training prompts must all
+    fit, else the limit is refused (returns 0, nothing dropped)."""
+    probe = [p.prompt for p in task.heldout() + task.train_batch(0, ARITHMETIC_PROBE, 0)]
+    unfit = sum(not fits(prompt) for prompt in probe)
+    if unfit:
+        raise ConfigError(f"task.source={source}: {unfit_message(fits, unfit, probe)}")
+    return 0
 
 
 class ArithmeticTask:
@@ -60,14 +75,46 @@ class ArithmeticTask:
         return self._problems("test", self.config.heldout_size, HELDOUT_SEED)
 
     def drop_unfit(self, fits: Callable[[str], bool]) -> int:
-        """Generated prompts cannot be dropped one by one (a step asks for `count` of them), and those of one
-        level and style are about equally long: the held-out set and a sample of training prompts must all
-        fit, else the limit is refused (returns 0, nothing dropped)."""
-        probe = [p.prompt for p in self.heldout() + self.train_batch(0, ARITHMETIC_PROBE, 0)]
-        unfit = sum(not fits(prompt) for prompt in probe)
-        if unfit:
-            raise ConfigError(f"task.source=arithmetic: {unfit_message(fits, unfit, probe)}")
-        return 0
+        """Generated prompts: all must fit (check_generated_prompts)."""
+        return check_generated_prompts("arithmetic", self, fits)
+
+
+class CountdownTask:
+    """Countdown (benchmarks.families.countdown): `task.level` numbers (3 or 4) to reach a target; the
+    reference answers are the problems' specs, graded by the Countdown checker."""
+
+    def __init__(self, config: TaskConfig):
+        from benchmarks.families.countdown import SIZES
+
+        if config.level not in SIZES:
+            raise ConfigError(
+                f"task.level={config.level} with task.source=countdown: the level is how many numbers a "
+                f"problem gives; allowed: {', '.join(map(str, SIZES))}"
+            )
+        self.config = config
+
+    def _problems(self, split: str, count: int, seed: int, demonstrated: bool = False) -> list[Problem]:
+        from benchmarks.families.countdown import generate_countdown
+
+        config = self.config
+        rows = generate_countdown(split, count, seed, config.level, config.style, demonstrated=demonstrated)
+        return [Problem(row["problem"] + config.suffix, row["answer"], row["solution"]) for row in rows]
+
+    def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:
+        return self._problems("train", count, seed * 1_000_003 + step)
+
+    def warmstart_batch(self, step: int, count: int, seed: int) -> list[Problem]:
+        """Solved examples from the demonstrated quarter of the training problems only."""
+        return self._problems("train", count, seed * 1_000_003 + step, demonstrated=True)
+
+    def heldout(self) -> list[Problem]:
+        from benchmarks.families.countdown import DRAW_SEED
+
+        return self._problems("test", self.config.heldout_size, DRAW_SEED)
+
+    def drop_unfit(self, fits: Callable[[str], bool]) -> int:
+        """Generated prompts: all must fit, as for arithmetic (check_generated_prompts)."""
+        return check_generated_prompts("countdown", self, fits)
 
 
 class RowsTask:
@@ -155,6 +202,8 @@ def read_hub_dataset(dataset_id: str, split: str) -> list[dict]:
 def build_task(config: TaskConfig) -> Task:
     if config.source == "arithmetic":
         return ArithmeticTask(config)
+    if config.source == "countdown":
+        return CountdownTask(config)
     if config.source == "jsonl":
         return RowsTask(config, read_jsonl(config.path, what="task.path"))
     return RowsTask(config, read_hub_dataset(config.path, config.split))

@@ -17,7 +17,9 @@ Answers are plain integer strings ("52").
 Split: a problem is held out (test) iff sha1(expression) mod 10 == 0, so training never sees a
 test problem. Test rows are a seeded permutation of the held-out set (without replacement,
 `count` capped at its size); train rows are drawn with replacement from the other 90%.
-Generated, never downloaded: version "v1" of this scheme.
+Generated, never downloaded: version "v1" of this scheme. An evaluation benchmark (`arith_l*`)
+is one fixed draw of the test split (seed DRAW_SEED, whatever the evaluation seed): "draw v2";
+draw v1 permuted the held-out problems with the evaluation seed, so seeds shared few problems.
 """
 
 import functools
@@ -32,6 +34,9 @@ LEVELS = (1, 2, 3, 4)
 SPLITS = ("train", "test")
 STYLES = ("compact", "natural")
 VERSION = "v1"
+DRAW_VERSION = "v2"
+DRAW_SEED = 0
+"""The one seed every arith_l* benchmark draws its problems with (draw v2)."""
 
 _OPERATIONS = {1: ("+",), 2: ("+",), 3: ("+",), 4: ("+", "-", "*")}
 _DIGITS = {1: 1, 2: 2, 3: 3, 4: 2}
@@ -148,7 +153,8 @@ def generate_arithmetic(level: int, split: str, count: int, seed: int, style: st
 
 def arithmetic_benchmark(level: int, style: str = "natural", size: int = 500) -> Benchmark:
     """The held-out test split as an evaluation benchmark: `size` rows (fewer at levels 1, 2),
-    a permutation of the held-out problems seeded by the evaluation seed; graded as the math
+    one fixed permutation of the held-out problems (DRAW_SEED, the same for every evaluation
+    seed, so every seed and row is paired on every problem); graded as the math
     benchmarks are (`math_competitions.grade_math_row`: lenient `acc` and strict `acc_strict`) with
     the problem passed (answering "7 + 45" restates it) and the "statement" fallback ("52" or "The
     answer is 52." without a box)."""
@@ -160,7 +166,7 @@ def arithmetic_benchmark(level: int, style: str = "natural", size: int = 500) ->
     return Benchmark(
         name=f"arith_l{level}{suffix}",
         source="generated",
-        version=f"benchmarks.families.arithmetic {VERSION}",
+        version=f"benchmarks.families.arithmetic {VERSION}, draw {DRAW_VERSION}",
         file_name=None,
         expected_rows=None,
         required_fields=("id", "problem", "answer", "expression"),
@@ -170,5 +176,6 @@ def arithmetic_benchmark(level: int, style: str = "natural", size: int = 500) ->
         reference=lambda row: row["answer"],
         same_answer=same_math_answer,
         generate=generate,
+        draw_seed=DRAW_SEED,
         description=f"synthetic arithmetic level {level} ({style}), held-out test split",
     )

@@ -4,14 +4,14 @@
     # {"greedy_accuracy": 0.62, "sampled_accuracy": 0.55}
 
 Each problem gets one answer, greedy or sampled at the rollout temperature, graded by the
-project's one math grader with the same inputs as the RL reward (the problem text, and whether
-the answer was cut at max_new_tokens). The held-out problems never appear among the training
-prompts (`harness.tasks`).
+project's one math grader (Countdown's checker for countdown references) with the same inputs as
+the RL reward (the problem text, and whether the answer was cut at max_new_tokens). The held-out
+problems never appear among the training prompts (`harness.tasks`).
 """
 
 from __future__ import annotations
 
-from benchmarks.grading.math_grader import grade_math_batch
+from benchmarks.grading.task_grader import grade_answers
 from harness.rollout.engine import HFGenerateBackend, SamplingParams, sample_messages
 from harness.schema import RolloutConfig
 from harness.tasks import Problem, Task
@@ -26,7 +26,7 @@ def heldout_accuracy(
     rollouts = sample_messages(backend, tokenizer, [p.prompt for p in problems], 1, params)
     problem_of_row = [problems[i].prompt for i in rollouts.prompt_index.tolist()]
     answer_of_row = [problems[i].answer for i in rollouts.prompt_index.tolist()]
-    correct = grade_math_batch(
+    correct = grade_answers(
         rollouts.texts, answer_of_row, problems=problem_of_row, truncated=rollouts.truncated.tolist()
     )
     return sum(correct) / max(len(correct), 1)

@@ -1,4 +1,5 @@
-"""Rewards for RL: the project's one math grader, plus optional DAPO overlong shaping.
+"""Rewards for RL: the project's one math grader (Countdown's checker for a countdown task, picked by
+the reference answer: `benchmarks.grading.task_grader`), plus optional DAPO overlong shaping.
 
 Grading goes through `benchmarks.grading.math_grader.grade_math_batch`, the same checker evaluation uses,
 with the same inputs: each response's problem (so that boxing the problem's own expression,
@@ -42,10 +43,10 @@ class MathReward:
         `problems[i]` is the user message response i answers (None: the grader cannot check for
         restatement); `truncated` [N] (bool) says which responses stopped at max_new_tokens rather
         than at EOS (the rollouts know; None: not known, the text alone decides)."""
-        from benchmarks.grading.math_grader import grade_math_batch
+        from benchmarks.grading.task_grader import grade_answers
 
         correct = torch.tensor(
-            grade_math_batch(
+            grade_answers(
                 texts,
                 answers,
                 timeout_s=self.config.grading_timeout_s,

@@ -23,11 +23,13 @@ from harness.training.heldout import heldout_accuracy
 
 
 def supervised_batch(tokenizer, problems: list[Problem]) -> dict[str, torch.Tensor]:
-    """Prompt + answer + EOS, right-padded; labels only on the answer and EOS tokens."""
+    """Prompt + answer (its demonstration where it has one) + EOS, right-padded; labels only on the answer and
+    EOS tokens."""
     rows, labels = [], []
     for problem in problems:
         prompt = tokenizer(chat_prompt(tokenizer, problem.prompt), add_special_tokens=False).input_ids
-        answer = tokenizer(problem.answer, add_special_tokens=False).input_ids + [tokenizer.eos_token_id]
+        shown = problem.demonstration or problem.answer  # a worked solution where the task has one
+        answer = tokenizer(shown, add_special_tokens=False).input_ids + [tokenizer.eos_token_id]
         rows.append(prompt + answer)
         labels.append([-100] * len(prompt) + answer)
     width = max(len(r) for r in rows)
@@ -53,7 +55,8 @@ def warm_start(model, tokenizer, task, config: TrainConfig, log=print) -> dict:
     history = []
     model.train()
     for step in range(1, ws.steps + 1):
-        batch = supervised_batch(tokenizer, task.train_batch(step, ws.batch_size, seed=ws.seed + 99_991))
+        draw = getattr(task, "warmstart_batch", task.train_batch)  # a task may show only some solutions
+        batch = supervised_batch(tokenizer, draw(step, ws.batch_size, seed=ws.seed + 99_991))
         loss = model(**batch).loss
         optimizer.zero_grad(set_to_none=True)
         loss.backward()

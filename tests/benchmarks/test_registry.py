@@ -35,7 +35,7 @@ def test_empty_names_are_errors_not_the_whole_math_suite(value):
     message = str(error.value)
     assert message.startswith(("no benchmark or suite named in", "empty benchmark or suite name in"))
     assert repr(value) in message and "\n" not in message
-    assert "suites: math, fresh, code, if, arith, all; benchmarks: aime24, aime25" in message
+    assert "suites: math, fresh, code, if, arith, countdown, all; benchmarks: aime24, aime25" in message
 
 
 def test_a_value_that_is_not_text_is_an_error():

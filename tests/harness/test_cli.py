@@ -67,7 +67,8 @@ def test_models_lists_builtins_with_parameter_counts():
     proc = run("models")
     assert proc.returncode == 0, proc.stderr
     rows = {line.split()[0]: line.split()[1] for line in proc.stdout.splitlines()[1:]}
-    assert set(rows) == {"tiny", "smollm2-135m-instruct"}
+    assert set(rows) == {"tiny", "tiny-countdown", "smollm2-135m-instruct"}
+    assert rows["tiny-countdown"] == "1,041,920"
     tiny = int(rows["tiny"].replace(",", ""))
     smol = int(rows["smollm2-135m-instruct"].replace(",", ""))
     assert 100_000 <= tiny <= 2_000_000

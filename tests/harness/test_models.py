@@ -144,3 +144,13 @@ def test_encoders_and_encoder_decoders_are_refused(name, message, architectures)
 def test_a_gpt2_folder_loads(architectures):
     model, tokenizer = load_model(architectures["gpt2"])
     assert type(model).__name__ == "GPT2LMHeadModel" and tokenizer.pad_token is not None
+
+
+def test_tiny_countdown_is_the_tiny_family_at_about_a_million_parameters(tmp_path):
+    from harness.models import parameter_count
+
+    model, tokenizer = check_model("tiny-countdown", "3 5 7>22:", tmp_path)
+    count = sum(p.numel() for p in model.parameters())
+    assert count == parameter_count("tiny-countdown") == 1_041_920  # the count its description states
+    assert (model.config.hidden_size, model.config.num_hidden_layers) == (160, 4)
+    assert tokenizer("5*3=15 A:(5*3)+7", add_special_tokens=False).input_ids.__len__() == len("5*3=15 A:(5*3)+7")

@@ -20,7 +20,7 @@ def test_every_profile_has_its_yaml_and_every_yaml_is_a_profile():
 def test_an_unknown_name_is_one_line_naming_the_flag_and_the_valid_names(key):
     with pytest.raises(ConfigError) as info:
         get_profile("papr", key)
-    assert str(info.value) == f"{key}='papr' is not known; valid: tiny, smol, paper, paper-text"
+    assert str(info.value) == f"{key}='papr' is not known; valid: tiny, smol, paper, paper-text, countdown"
     assert get_profile("paper-text").name == "paper-text"
 
 
@@ -34,7 +34,9 @@ def test_an_unknown_name_is_one_line_naming_the_flag_and_the_valid_names(key):
     ids=["train config", "seed planner", "sweep config"],
 )
 def test_every_name_check_is_the_registrys(check):
-    with pytest.raises(ConfigError, match=r"profile='papr' is not known; valid: tiny, smol, paper, paper-text$"):
+    with pytest.raises(
+        ConfigError, match=r"profile='papr' is not known; valid: tiny, smol, paper, paper-text, countdown$"
+    ):
         check()
 
 

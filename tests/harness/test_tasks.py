@@ -123,3 +123,25 @@ def test_generated_prompts_are_held_to_the_prompt_budget():
 
 def fits_tokens(model, tokenizer, message: str) -> int:
     return prompt_fits(model, tokenizer, max_new_tokens=8).tokens(message)
+
+
+def test_countdown_task_trains_on_its_split_warm_starts_on_a_minority_and_holds_out_the_draw():
+    from benchmarks.families.countdown import generate_countdown, is_demonstrated
+    from benchmarks.grading.task_grader import grade_answers
+
+    task = build_task(TaskConfig(source="countdown", level=3, heldout_size=50))
+    batch = task.train_batch(3, 16, seed=1)
+    assert batch == task.train_batch(3, 16, seed=1) != task.train_batch(4, 16, seed=1)
+    assert all(p.answer.startswith("countdown:") and p.demonstration for p in batch)
+    assert [p.prompt for p in task.heldout()] == [r["problem"] for r in generate_countdown("test", 50, seed=0)]
+    shown = task.warmstart_batch(0, 64, seed=0)
+    keys = [(tuple(sorted(map(int, p.prompt.split(">")[0].split()))), int(p.prompt.split(">")[1][:-1])) for p in shown]
+    assert all(is_demonstrated(*key) for key in keys)
+    # the demonstrations are right answers to their problems by the reward's own checker, strict
+    assert grade_answers([p.demonstration for p in shown], [p.answer for p in shown], strict=True) == [True] * 64
+
+
+def test_countdown_task_level_is_how_many_numbers():
+    assert len(build_task(TaskConfig(source="countdown", level=4)).heldout()[0].prompt.split(">")[0].split()) == 4
+    with pytest.raises(ConfigError, match="task.level=2 with task.source=countdown.*allowed: 3, 4"):
+        build_task(TaskConfig(source="countdown", level=2))

@@ -101,7 +101,9 @@ def eval_config(profile: Profile, job: Job, model: str, key: str, folder: Path, 
         "top_p": profile.top_p,
         "seed": job.seed,
     }
-    eval_key = config_hash({**settings, "train": key})
+    # the benchmarks' versions (their data or fixed draw) enter the hash: a store holding evaluations
+    # of an older draw evaluates anew instead of pairing old problems with new ones
+    eval_key = config_hash({**settings, "train": key, "benchmarks": benchmark_versions(profile.suite)})
     tags = {
         "table.profile": profile.name,
         "table.row": job.row.label,
@@ -120,6 +122,14 @@ def eval_config(profile: Profile, job: Job, model: str, key: str, folder: Path, 
             "tags": tags,
         },
     )
+
+
+def benchmark_versions(suite: str) -> dict[str, str]:
+    """{benchmark name: version} of a suite: which problems (file revision, generator and draw) an
+    evaluation saw."""
+    from benchmarks.benchmark_registry import resolve_suite
+
+    return {benchmark.name: benchmark.version for benchmark in resolve_suite(suite)}
 
 
 def base_model(profile: Profile) -> tuple[str, str]:

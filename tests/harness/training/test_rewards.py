@@ -88,3 +88,19 @@ def test_the_rl_step_grades_with_each_rows_problem(tmp_path):
     assert all(pair in pairs for pair in zip(answers, kw["problems"]))  # each row's own problem
     assert set(kw["problems"]) == {p.prompt for p in step_problems}
     assert kw["truncated"].dtype == torch.bool and len(kw["truncated"]) == len(answers)
+
+
+def test_countdown_references_are_rewarded_by_the_countdown_checker_beside_math_ones():
+    reward = MathReward(RewardConfig(), max_new_tokens=32)
+    texts = [
+        "5*3=15,15+7=22 A:(5*3)+7",  # right, with its steps
+        "A:(5*3)+7",  # right expression, no reasoning: strict refuses
+        "5*3=15,15+6=21 A:(5*3)+6",  # wrong target
+        "7+45=52",  # a math answer beside them
+    ]
+    answers = ["countdown:3 5 7>22"] * 3 + ["52"]
+    rewards, correct = reward(texts, answers, torch.tensor([24, 9, 24, 7]))
+    assert correct.tolist() == [True, False, False, True]
+    assert rewards.tolist() == [1.0, 0.0, 0.0, 1.0]
+    lenient = MathReward(RewardConfig(strict=False), max_new_tokens=32)
+    assert lenient(texts, answers, torch.tensor([24, 9, 24, 7]))[1].tolist() == [True, True, False, True]

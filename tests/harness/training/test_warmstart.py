@@ -44,3 +44,10 @@ def test_heldout_accuracy_counts_correct_greedy_answers():
     model, tokenizer = load_model("tiny")
     accuracy = heldout_accuracy(model, tokenizer, [Problem("1+1=", "2"), Problem("2+2=", "4")], 3, greedy=True)
     assert accuracy in (0.0, 0.5, 1.0)
+
+
+def test_a_problem_with_a_demonstration_is_trained_on_the_demonstration():
+    _, tokenizer = load_model("tiny")
+    batch = supervised_batch(tokenizer, [Problem("3 5 7>22:", "countdown:3 5 7>22", "5*3=15,15+7=22 A:(5*3)+7")])
+    target = tokenizer("5*3=15,15+7=22 A:(5*3)+7", add_special_tokens=False).input_ids + [tokenizer.eos_token_id]
+    assert batch["labels"][0][batch["labels"][0] != -100].tolist() == target

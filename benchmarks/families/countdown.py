@@ -1,0 +1,213 @@
+"""Countdown: reach a target from 3 (or 4) given numbers with + - * / and parentheses, each number used
+once. Shared by RL training (`task.source=countdown`) and evaluation (the `countdown` benchmarks).
+
+    rows = generate_countdown("train", count=1000, seed=0)
+    rows[0]  # {"id": "countdown3-train-s0-0", "problem": "3 5 7>22:", "answer": "countdown:3 5 7>22",
+             #  "numbers": [3, 5, 7], "target": 22, "solution": "5*3=15,15+7=22 A:(5*3)+7"}
+
+The problem space: every multiset of `size` numbers from 1..MAX_NUMBER and every integer target in
+MIN_TARGET..MAX_TARGET that some expression over them reaches (exact arithmetic, intermediate values
+whole and positive in the canonical solution), the target not itself one of the numbers. There are many
+valid expressions per problem, so the answer has to be searched for; the canonical solution is the first
+one a fixed search finds, written as steps ("5*3=15,15+7=22") and then the expression after "A:".
+The reward and the benchmark grade any valid expression (`benchmarks.grading.countdown_check`).
+
+Split: a problem is held out iff sha1 of its sorted numbers and target mod 10 == 0 (as the arithmetic
+generator does), so training never sees a test problem. The warm start learns from the solutions of a
+minority of the training problems only (`is_demonstrated`: sha1 mod 4 == 1, a quarter of them), so RL
+starts from a policy that solves some problems and has to find the rest.
+Styles: "compact" (the character-level tiny-countdown model) and "natural" (chat models).
+Generated, never downloaded: version "v1" of this scheme; the benchmarks are one fixed draw of the
+test split (DRAW_SEED), the same for every evaluation seed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import itertools
+import random
+
+from benchmarks.benchmark import Benchmark
+from benchmarks.families.math_competitions import MATH_METRICS
+from benchmarks.grading.countdown_check import grade_countdown_row
+
+VERSION = "v1"
+DRAW_VERSION = "v1"
+DRAW_SEED = 0
+MAX_NUMBER = 15
+MIN_TARGET, MAX_TARGET = 10, 99
+SIZES = (3, 4)
+SPLITS = ("train", "test")
+STYLES = ("compact", "natural")
+ANSWER_PREFIX = "countdown:"
+"""Reference answers of countdown problems start with this (the numbers and the target follow), so that
+the training reward knows which checker grades them (`benchmarks.grading.task_grader`)."""
+
+_OPERATIONS = ("+", "-", "*", "/")
+
+
+def _digest(numbers: tuple[int, ...], target: int) -> int:
+    key = " ".join(map(str, sorted(numbers))) + f">{target}"
+    return int(hashlib.sha1(key.encode()).hexdigest(), 16)
+
+
+def is_held_out(numbers: tuple[int, ...], target: int) -> bool:
+    return _digest(numbers, target) % 10 == 0
+
+
+def is_demonstrated(numbers: tuple[int, ...], target: int) -> bool:
+    """Whether the warm start may learn this training problem's solution (a quarter of them)."""
+    return _digest(numbers, target) % 4 == 1
+
+
+def _combine(a: int, b: int, operation: str) -> int | None:
+    """a op b when it is a whole positive number, else None (the canonical solutions stay whole)."""
+    if operation == "+":
+        return a + b
+    if operation == "-":
+        return a - b if a > b else None
+    if operation == "*":
+        return a * b
+    return a // b if b > 0 and a % b == 0 else None
+
+
+@functools.cache
+def _solutions(numbers: tuple[int, ...]) -> dict[int, tuple[str, str]]:
+    """{reachable value: (steps, expression)} over all of `numbers`, first found in a fixed order.
+
+    Each step combines two of the remaining values (larger first) into one, until one is left."""
+    found: dict[int, tuple[str, str]] = {}
+
+    def search(values: list[tuple[int, str]], steps: list[str]) -> None:
+        if len(values) == 1:
+            value, expression = values[0]
+            found.setdefault(value, (",".join(steps), expression))
+            return
+        for i, j in itertools.permutations(range(len(values)), 2):
+            (a, ea), (b, eb) = values[i], values[j]
+            if a < b:
+                continue
+            rest = [v for k, v in enumerate(values) if k not in (i, j)]
+            for operation in _OPERATIONS:
+                result = _combine(a, b, operation)
+                if result is None or (operation in "*/" and b == 1 and len(values) > 2):
+                    continue  # x*1, x/1 mid-way: a wasted step, never the canonical one
+                left = ea if ea.isdigit() else f"({ea})"
+                right = eb if eb.isdigit() else f"({eb})"
+                search([*rest, (result, f"{left}{operation}{right}")], [*steps, f"{a}{operation}{b}={result}"])
+
+    search([(n, str(n)) for n in numbers], [])
+    return found
+
+
+@functools.cache
+def _problems(size: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every (sorted numbers, target) of the scheme, in a fixed order."""
+    return tuple(
+        (numbers, target)
+        for numbers in itertools.combinations_with_replacement(range(1, MAX_NUMBER + 1), size)
+        for target in sorted(_solutions(numbers))
+        if MIN_TARGET <= target <= MAX_TARGET and target not in numbers
+    )
+
+
+@functools.cache
+def _split(size: int, split: str) -> tuple[tuple[tuple[int, ...], int], ...]:
+    held_out = split == "test"
+    return tuple(p for p in _problems(size) if is_held_out(*p) == held_out)
+
+
+def countdown_space(size: int, split: str) -> int:
+    """How many distinct problems the split holds."""
+    _check(size, split, "compact")
+    return len(_split(size, split))
+
+
+def answer_spec(numbers, target: int) -> str:
+    """The reference answer of a problem: "countdown:3 5 7>22"."""
+    return f"{ANSWER_PREFIX}{' '.join(map(str, numbers))}>{target}"
+
+
+def _prompt(numbers, target: int, style: str) -> str:
+    if style == "compact":
+        return f"{' '.join(map(str, numbers))}>{target}:"
+    listed = ", ".join(map(str, numbers))
+    return (
+        f"Using the numbers {listed}, each exactly once, with + - * / and parentheses, make {target}. "
+        "Write your steps first (like 5*3=15,15+7=22), then the expression after 'A:'."
+    )
+
+
+def _row(row_id: str, numbers: tuple[int, ...], target: int, style: str) -> dict:
+    steps, expression = _solutions(tuple(sorted(numbers)))[target]
+    return {
+        "id": row_id,
+        "problem": _prompt(numbers, target, style),
+        "answer": answer_spec(numbers, target),
+        "numbers": list(numbers),
+        "target": target,
+        "solution": f"{steps} A:{expression}",
+    }
+
+
+def _check(size: int, split: str, style: str) -> None:
+    for what, value, allowed in (("size", size, SIZES), ("split", split, SPLITS), ("style", style, STYLES)):
+        if value not in allowed:
+            raise ValueError(f"unknown countdown {what} {value!r}; allowed: {', '.join(map(str, allowed))}")
+
+
+def generate_countdown(
+    split: str, count: int, seed: int, size: int = 3, style: str = "compact", demonstrated: bool = False
+) -> list[dict]:
+    """`count` rows, deterministic in (split, seed, size): the test split a seeded permutation (without
+    replacement, capped at its size), the train split drawn with replacement (only its demonstrated
+    quarter with `demonstrated`). The numbers are shown in a seeded order. A smaller count gives a prefix
+    of a larger one's rows (`limit` keeps the first problems of the fixed draw)."""
+    _check(size, split, style)
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count}")
+    rng = random.Random(f"countdown-{size}-{split}-{seed}-{demonstrated}")
+    pool = _split(size, split)
+    if split == "test":  # a permutation of the whole split, so that a smaller count is a prefix
+        drawn = list(pool)
+        rng.shuffle(drawn)
+        drawn = drawn[:count]
+    else:
+        pool = tuple(p for p in pool if is_demonstrated(*p)) if demonstrated else pool
+        drawn = [rng.choice(pool) for _ in range(count)]
+    rows = []
+    for index, (numbers, target) in enumerate(drawn):
+        shown = list(numbers)
+        random.Random(f"countdown-order-{size}-{split}-{seed}-{demonstrated}-{index}").shuffle(shown)  # per row
+        name = f"{split}-{'-'.join(map(str, numbers))}-{target}" if split == "test" else f"train-s{seed}-{index}"
+        rows.append(_row(f"countdown{size}-{name}", tuple(shown), target, style))
+    return rows
+
+
+def countdown_benchmark(size: int = 3, style: str = "compact", rows: int = 500) -> Benchmark:
+    """The held-out split as an evaluation benchmark: one fixed draw of `rows` problems (DRAW_SEED, the
+    same for every evaluation seed), graded by `benchmarks.grading.countdown_check` (lenient `acc`: the
+    expression reaches the target using each number once; strict `acc_strict`: and the steps written
+    before it are each right)."""
+
+    def generate(limit: int | None, seed: int) -> list[dict]:
+        return generate_countdown("test", rows if limit is None else min(limit, rows), seed, size, style)
+
+    suffix = "" if size == 3 else str(size)
+    suffix += "" if style == "compact" else f"_{style}"
+    return Benchmark(
+        name=f"countdown{suffix}",
+        source="generated",
+        version=f"benchmarks.families.countdown {VERSION}, draw {DRAW_VERSION}",
+        file_name=None,
+        expected_rows=None,
+        required_fields=("id", "problem", "answer", "numbers", "target"),
+        make_prompt=lambda row: row["problem"],
+        grade=grade_countdown_row,
+        metrics=MATH_METRICS,
+        reference=lambda row: row["solution"],
+        generate=generate,
+        draw_seed=DRAW_SEED,
+        description=f"Countdown with {size} numbers ({style}), a fixed draw of the held-out split",
+    )

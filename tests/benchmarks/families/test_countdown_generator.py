@@ -1,0 +1,68 @@
+"""The Countdown generator: reachable targets, disjoint splits, a demonstrated minority, a fixed draw."""
+
+import pytest
+
+from benchmarks.benchmark_registry import get_benchmark, resolve_suite
+from benchmarks.families.countdown import (
+    DRAW_SEED,
+    MAX_NUMBER,
+    MAX_TARGET,
+    MIN_TARGET,
+    countdown_space,
+    generate_countdown,
+    is_demonstrated,
+    is_held_out,
+)
+from benchmarks.grading.countdown_check import check_expression, grade_countdown
+
+
+@pytest.mark.parametrize("size", [3, 4])
+def test_every_canonical_solution_is_graded_right_in_both_modes(size):
+    rows = generate_countdown("test", 200, seed=0, size=size)
+    assert len(rows) == 200
+    for row in rows:
+        numbers, target = row["numbers"], row["target"]
+        assert len(numbers) == size and all(1 <= n <= MAX_NUMBER for n in numbers)
+        assert MIN_TARGET <= target <= MAX_TARGET and target not in numbers
+        assert grade_countdown(row["solution"], numbers, target)[:2] == (True, True), row
+        assert row["answer"] == f"countdown:{' '.join(map(str, numbers))}>{target}"
+
+
+def test_the_splits_are_disjoint_deterministic_and_the_demonstrated_share_a_minority():
+    key = lambda row: (tuple(sorted(row["numbers"])), row["target"])  # noqa: E731
+    train = generate_countdown("train", 2000, seed=1)
+    test = generate_countdown("test", 10_000, seed=0)
+    assert len(test) == countdown_space(3, "test") >= 500
+    assert not {key(r) for r in train} & {key(r) for r in test}
+    assert all(is_held_out(*key(r)) for r in test) and not any(is_held_out(*key(r)) for r in train)
+    assert generate_countdown("train", 50, seed=1) == train[:50]
+    shown = generate_countdown("train", 500, seed=1, demonstrated=True)
+    assert all(is_demonstrated(*key(r)) for r in shown)
+    share = sum(is_demonstrated(*key(r)) for r in train) / len(train)
+    assert 0.15 < share < 0.35  # a quarter of the training problems have their solutions shown
+
+
+def test_a_problem_has_many_answers_beyond_the_canonical_one():
+    # 3 5 7 -> 22: 5*3+7 and 3*5+7 and 7+3*5 all count, not only the stored one
+    assert all(check_expression(e, [3, 5, 7], 22) for e in ("5*3+7", "3*5+7", "7+3*5"))
+
+
+def test_the_benchmark_is_a_fixed_draw_of_500_and_the_suite_resolves():
+    countdown = get_benchmark("countdown")
+    rows = countdown.load()
+    assert len(rows) == 500 and len({r["id"] for r in rows}) == 500
+    assert rows == generate_countdown("test", 500, DRAW_SEED)
+    assert countdown.load(limit=20) == rows[:20]  # --limit keeps the first problems of the same draw
+    assert [b.name for b in resolve_suite("countdown")] == ["countdown"]
+    scores = countdown.score(rows[0], rows[0]["solution"])
+    assert scores == {"acc": 1.0, "acc_strict": 1.0}
+    assert countdown.score(rows[0], "A:" + rows[0]["solution"].split("A:")[1]) == {"acc": 1.0, "acc_strict": 0.0}
+    assert get_benchmark("countdown_natural").load(limit=3)[0]["problem"].startswith("Using the numbers")
+    assert len(get_benchmark("countdown4").load(limit=5)[0]["numbers"]) == 4
+
+
+def test_bad_choices_are_refused_with_the_allowed_values():
+    with pytest.raises(ValueError, match="size 5; allowed: 3, 4"):
+        generate_countdown("test", 1, 0, size=5)
+    with pytest.raises(ValueError, match="split 'dev'"):
+        generate_countdown("dev", 1, 0)

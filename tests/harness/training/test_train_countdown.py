@@ -1,0 +1,32 @@
+"""The countdown profile trains end to end: the warm start learns from demonstrations, and the RL reward
+is the Countdown checker's strict verdict on each completion."""
+
+import json
+
+from benchmarks.grading.countdown_check import grade_countdown_batch
+from harness.cli import main
+
+
+def test_the_countdown_profile_trains_with_the_countdown_reward(tmp_path):
+    out = tmp_path / "countdown"
+    flags = {
+        "--run.steps": "2",
+        "--rollout.prompts_per_step": "4",
+        "--rollout.max_new_tokens": "12",
+        "--algo.mini_batches": "2",
+        "--warmstart.steps": "2",
+        "--warmstart.eval_every": "2",
+        "--task.heldout_size": "4",
+        "--run.rollout_samples": "32",
+    }
+    argv = ["train", "--profile", "countdown", "--output-dir", str(out)]
+    argv += ["--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}", *[x for kv in flags.items() for x in kv]]
+    assert main(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "completed" and summary["steps_completed"] == 2
+    assert summary["config"]["task"]["source"] == "countdown" and summary["config"]["loss"]["name"] == "grpo"
+    samples = [json.loads(line) for line in (out / "rollouts.jsonl").read_text().splitlines()]
+    rows = [row for sample in samples for row in sample.get("samples", [sample]) if "completion" in row]
+    assert rows and all(row["answer"].startswith("countdown:") for row in rows)
+    verdicts = grade_countdown_batch([r["completion"] for r in rows], [r["answer"] for r in rows], strict=True)
+    assert [r["reward"] > 0 for r in rows] == verdicts
