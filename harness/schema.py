@@ -60,7 +60,6 @@ SYNCHRONOUS = Applies(
 )
 FSDP = Applies("run.strategy", "=", "fsdp")
 VLLM = Applies("rollout.backend", "=", "vllm")
-COSINE_WARM_START = Applies("warmstart.decay", "=", "cosine")
 ASYNC_RL = "abb714f"  # the commit that added asynchronous rollouts: `since` of their keys
 WARM_SCHEDULE = "issue-32"  # the warm start's schedule keys (docs/warm-start.md): `since` of their keys
 
@@ -85,8 +84,8 @@ class WarmStartConfig:
     """Steps of linear learning-rate warm-up from lr/warmup_steps to lr (0: none; docs/warm-start.md)."""
     decay: Literal["constant", "cosine"] = param("constant", since=WARM_SCHEDULE)
     """Learning rate after the warm-up: constant, or cosine from lr down to lr x min_lr_ratio at `steps`."""
-    min_lr_ratio: float = param(1.0, gt=0, le=1, since=WARM_SCHEDULE, applies=COSINE_WARM_START)
-    """Final learning rate of the cosine decay as a fraction of lr (0 .. 1]."""
+    min_lr_ratio: float = param(1.0, gt=0, le=1, since=WARM_SCHEDULE)
+    """Final learning rate of the cosine decay as a fraction of lr (0 .. 1]; unused by decay=constant."""
     grad_clip: float | None = param(None, gt=0, since=WARM_SCHEDULE)
     """Gradient-norm clip of each supervised step (null: none)."""
     threads: int | None = param(None, ge=1, since=WARM_SCHEDULE)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from harness.common.uris import redact, sqlite_path, sqlite_url
 from harness.training.run_dir import shown_config
+from harness.training.warmstart import starting_policy
 
 SPIKE_FACTOR = 5.0
 
@@ -69,6 +70,7 @@ def train_summary(config, module, logger, run_dir, warm_info, heldout_after: dic
         "steps_completed": len(module.history),
         "wall_seconds": seconds,
         "warm_start": warm_info,
+        "starting_policy": starting_policy(config, warm_info),
         "heldout_before": module.heldout_before,
         "heldout_after": heldout_after,
         "stability": stability_figures(module.history),

@@ -174,3 +174,30 @@ def load_or_warm_start(model_loader, task, config: TrainConfig, cache: Path, log
         tokenizer.save_pretrained(tmp)
         (tmp / "warmstart.json").write_text(json.dumps(info, indent=2))
     return model, tokenizer, info
+
+
+def starting_policy(config: TrainConfig, info: dict | None) -> dict:
+    """The identity of the policy RL starts from (summary.json, MLflow params, Table 1): the model, the
+    warm start's cache key, its final greedy held-out accuracy and its steps (key None: no warm start)."""
+    if info is None:
+        return {"model": config.model.name, "warm_start_key": None, "greedy_accuracy": None, "steps": 0}
+    last = info["history"][-1] if info.get("history") else {}
+    return {
+        "model": config.model.name,
+        "warm_start_key": info["key"],
+        "greedy_accuracy": info.get("greedy_accuracy", last.get("greedy_accuracy")),
+        "steps": info.get("steps", last.get("step", 0)),
+    }
+
+
+def starting_policy_label(identity: dict) -> str:
+    """One line naming a starting policy (the MLflow tag `starting_policy`, Table 1's section):
+    'warm start 3b27c4b46630 of tiny (greedy held-out 0.370 after 193 steps)' or 'tiny (no warm start)'."""
+    if identity["warm_start_key"] is None:
+        return f"{identity['model']} (no warm start)"
+    accuracy = identity["greedy_accuracy"]
+    shown = "?" if accuracy is None else f"{accuracy:.3f}"
+    return (
+        f"warm start {identity['warm_start_key']} of {identity['model']} "
+        f"(greedy held-out {shown} after {identity['steps']} steps)"
+    )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ class ReportInputs:
     table: list[TableRow]
     scores: dict[str, RowScores]  # row label -> benchmark -> seed -> problem id -> score
     root: Path  # the output folder
+    starting: dict[str, dict[int, str]] = field(default_factory=dict)  # row label -> seed -> starting policy line
 
 
 def always(inputs: ReportInputs) -> bool:
