@@ -84,7 +84,11 @@ def test_constant_decay_and_no_warm_up_keep_the_learning_rate():
 
 def test_the_target_is_checked_at_the_last_check_and_named_in_one_line():
     ws = schedule(**{"warmstart.stop_at_accuracy": 0.35}).warmstart
-    history = [{"step": 25, "greedy_accuracy": 0.1}, {"step": 50, "greedy_accuracy": 0.3}, {"step": 75, "greedy_accuracy": 0.2}]
+    history = [
+        {"step": 25, "greedy_accuracy": 0.1},
+        {"step": 50, "greedy_accuracy": 0.3},
+        {"step": 75, "greedy_accuracy": 0.2},
+    ]
     with pytest.raises(WarmStartError) as caught:
         check_target(ws, history)
     message = str(caught.value)
