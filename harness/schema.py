@@ -61,7 +61,7 @@ SYNCHRONOUS = Applies(
 FSDP = Applies("run.strategy", "=", "fsdp")
 VLLM = Applies("rollout.backend", "=", "vllm")
 ASYNC_RL = "abb714f"  # the commit that added asynchronous rollouts: `since` of their keys
-WARM_SCHEDULE = "issue-32"  # the warm start's schedule keys (docs/warm-start.md): `since` of their keys
+WARM_SCHEDULE = "7eac9e1"  # the commit that added the warm start's schedule keys (issue 32): `since` of their keys
 
 
 @dataclass(frozen=True)
