@@ -21,7 +21,7 @@ from pathlib import Path
 
 from harness.common.uris import redact, sqlite_path, sqlite_url
 from harness.training.run_dir import shown_config
-from harness.training.warmstart import starting_policy
+from harness.training.warmstart import starting_policy, starting_policy_label
 
 SPIKE_FACTOR = 5.0
 
@@ -110,6 +110,8 @@ def print_train_summary(summary: dict, log=print) -> None:
         f"  held-out accuracy   greedy {_accuracy(before, after, 'greedy_accuracy')}"
         f"   sampled {_accuracy(before, after, 'sampled_accuracy')}",
     ]
+    if summary.get("starting_policy"):
+        lines.append(f"  starting policy     {starting_policy_label(summary['starting_policy'])}")
     if figures:
         lines += [
             f"  entropy             end {figures['end_entropy']:.4f}   min {figures['min_entropy']:.4f} nats/token",

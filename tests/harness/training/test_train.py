@@ -37,7 +37,7 @@ SMALL = ["--run.steps", "2", "--rollout.prompts_per_step", "8", "--algo.mini_bat
 
 
 @pytest.mark.parametrize("loss", LOSSES)
-def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server):
+def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server, capsys):
     out = tmp_path / loss
     extra = ["--algo.kl_coef", "0.01"] if loss == "grpo" else []  # exercise the reference/KL path once
     code = main(
@@ -66,6 +66,7 @@ def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server)
     start = summary["starting_policy"]  # the warm-started policy this run began from, by its cache key
     assert start["warm_start_key"] == summary["warm_start"]["key"] and start["model"] == "tiny"
     assert start["greedy_accuracy"] >= 0.35 and 0 < start["steps"] <= summary["config"]["warmstart"]["steps"]
+    assert f"starting policy     warm start {start['warm_start_key']} of tiny" in capsys.readouterr().out
 
     client = mlflow.MlflowClient(mlflow_server)
     run = client.get_run(summary["mlflow_run_id"])
