@@ -66,6 +66,7 @@ SYNCHRONOUS = Applies(
 FSDP = Applies("run.strategy", "=", "fsdp")
 VLLM = Applies("rollout.backend", "=", "vllm")
 ASYNC_RL = "abb714f"  # the commit that added asynchronous rollouts: `since` of their keys
+WARM_SCHEDULE = "7eac9e1"  # the commit that added the warm start's schedule keys (issue 32): `since` of their keys
 
 
 @dataclass(frozen=True)
@@ -79,13 +80,25 @@ class ModelConfig:
 @dataclass(frozen=True)
 class WarmStartConfig:
     steps: int = param(0, ge=0)
-    """Supervised steps on the task's training split before RL (0: start RL from the model as is)."""
+    """Most supervised steps on the task's training split before RL (0: start RL from the model as is)."""
     batch_size: int = param(64, ge=1)
     """Prompts per supervised step."""
     lr: float = param(1e-3, gt=0)
-    """Learning rate of the supervised phase (AdamW, constant)."""
+    """Peak learning rate of the supervised phase (AdamW)."""
+    warmup_steps: int = param(0, ge=0, since=WARM_SCHEDULE)
+    """Steps of linear learning-rate warm-up from lr/warmup_steps to lr (0: none; docs/warm-start.md)."""
+    decay: Literal["constant", "cosine"] = param("constant", since=WARM_SCHEDULE)
+    """Learning rate after the warm-up: constant, or cosine from lr down to lr x min_lr_ratio at `steps`."""
+    min_lr_ratio: float = param(1.0, gt=0, le=1, since=WARM_SCHEDULE)
+    """Final learning rate of the cosine decay as a fraction of lr (0 .. 1]; unused by decay=constant."""
+    grad_clip: float | None = param(None, gt=0, since=WARM_SCHEDULE)
+    """Gradient-norm clip of each supervised step (null: none)."""
+    threads: int | None = param(None, ge=1, since=WARM_SCHEDULE)
+    """Torch threads during the warm start, restored afterwards (null: leave as is). Pinning them makes
+    the starting policy the same whatever run.threads or the machine's cores are (docs/warm-start.md)."""
     stop_at_accuracy: float | None = param(None, ge=0, le=1)
-    """Stop early once greedy held-out accuracy reaches this fraction (null: run all steps)."""
+    """Target greedy held-out accuracy: stop once reached; not reached by `steps` is an error (null: run
+    all steps, no target)."""
     eval_every: int = param(25, ge=1)
     """Supervised steps between held-out accuracy checks (steps)."""
     seed: int = param(0, ge=0, le=2**32 - 1)

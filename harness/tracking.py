@@ -44,6 +44,8 @@ RETRY_SECONDS = 60.0
 SCHEMA_WAIT_S = 10.0  # how long a half-made MLflow schema (another process making it) is waited for
 _TRANSIENT = ("database is locked", "database table is locked", "deadlock", "could not serialize", "busy")
 FAILURE_TAG = "harness.failure_reason"
+# the policy a run starts from, one line (harness.training.warmstart.starting_policy_label)
+STARTING_POLICY_TAG = "starting_policy"
 
 
 def _is_transient(error: Exception) -> bool:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from harness.common.uris import redact, sqlite_path, sqlite_url
 from harness.training.run_dir import shown_config
+from harness.training.warmstart import starting_policy, starting_policy_label
 
 SPIKE_FACTOR = 5.0
 
@@ -71,6 +72,7 @@ def train_summary(config, module, logger, run_dir, warm_info, heldout_after: dic
         "steps_completed": len(module.history),
         "wall_seconds": seconds,
         "warm_start": warm_info,
+        "starting_policy": starting_policy(config, warm_info),
         "heldout_before": module.heldout_before,
         "heldout_after": heldout_after,
         "stability": stability_figures(module.history),
@@ -110,6 +112,8 @@ def print_train_summary(summary: dict, log=print) -> None:
         f"  held-out accuracy   greedy {_accuracy(before, after, 'greedy_accuracy')}"
         f"   sampled {_accuracy(before, after, 'sampled_accuracy')}",
     ]
+    if summary.get("starting_policy"):
+        lines.append(f"  starting policy     {starting_policy_label(summary['starting_policy'])}")
     if figures:
         lines += [
             f"  entropy             end {figures['end_entropy']:.4f}   min {figures['min_entropy']:.4f} nats/token",

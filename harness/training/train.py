@@ -31,7 +31,7 @@ from harness.rollout.backends import require_backend
 from harness.rollout.engine import prompt_fits
 from harness.schema import TrainConfig
 from harness.tasks import build_task
-from harness.tracking import artifact_root, check_store, close_orphan, flatten
+from harness.tracking import STARTING_POLICY_TAG, artifact_root, check_store, close_orphan, flatten
 from harness.training.async_checks import check_worker_settings
 from harness.training.checkpoints import StreamingCheckpointIO, steps_in
 from harness.training.heldout import heldout_report
@@ -42,7 +42,7 @@ from harness.training.run_dir import RolloutLog, RunDirectory, shown_config
 from harness.training.run_logger import RunLogger
 from harness.training.summary import print_train_summary, train_summary
 from harness.training.validation import ValidationCallback
-from harness.training.warmstart import load_or_warm_start
+from harness.training.warmstart import load_or_warm_start, starting_policy, starting_policy_label
 
 
 class TrainingStopped(RuntimeError):
@@ -266,7 +266,9 @@ def train(
     state = run_dir.state() if rank_zero and resume else None
     run_name = config.run.run_name or f"{config.loss['name']}-seed{config.run.seed}"
     resumed_run = state["mlflow_run_id"] if state else None
+    identity = starting_policy(config, warm_info)  # which policy RL starts from: params, a tag, summary.json
     run_tags = {str(k): str(v) for k, v in {**config.run.tags, **(tags or {})}.items()}
+    run_tags[STARTING_POLICY_TAG] = starting_policy_label(identity)
     logger = RunLogger(
         config.run.tracking_uri,
         config.run.experiment,
@@ -284,7 +286,7 @@ def train(
                 logger.reopen()
             else:
                 run_dir.write_state(config.run.tracking_uri, config.run.experiment, logger.run_id)
-                logger.log_hyperparams(flatten(shown_config(config)))
+                logger.log_hyperparams({**flatten(shown_config(config)), **flatten({"starting_policy": identity})})
                 run_dir.write_config(config)
                 module.heldout_before = heldout_report(module.policy, module.tokenizer, task, config.rollout)
                 logger.log_metrics({f"heldout_before_{k}": v for k, v in module.heldout_before.items()}, step=0)

@@ -82,6 +82,12 @@ def test_the_training_config_declares_what_the_hand_lists_held():
         "rollout.behaviour_cap": 2.0,
         "rollout.worker_threads": 1,
         "rollout.worker_device": None,
+        # the warm start's schedule (issue 32): at these defaults a config warm-starts as before
+        "warmstart.warmup_steps": 0,
+        "warmstart.decay": "constant",
+        "warmstart.min_lr_ratio": 1.0,
+        "warmstart.grad_clip": None,
+        "warmstart.threads": None,
     }
 
 

@@ -67,7 +67,8 @@ def test_every_config_key_is_read_by_the_code(reads, tmp_path, monkeypatch):
         "run.eval_max_new_tokens": 4,
         "warmstart.steps": 4,
         "warmstart.eval_every": 2,
-        "warmstart.stop_at_accuracy": 0.99,
+        "warmstart.stop_at_accuracy": 0.0,  # reached at the first check: read, and no WarmStartError
+        "warmstart.warmup_steps": 1,  # so that step 2 is past the warm-up and reads the decay keys
         "task.heldout_size": 4,
         "rollout.prompts_per_step": 4,
         "rollout.group_size": 2,

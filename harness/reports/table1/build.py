@@ -37,7 +37,7 @@ from harness.reports.render.table import SeedResult, build_table, to_csv, to_mar
 from harness.reports.table1.differences import row_scores
 from harness.reports.table1.rows import Row
 from harness.reports.table1.sections import BODY, HEAD, NOTES, TAIL, ReportInputs, Section, report_sections
-from harness.tracking import RetryingClient, tagged_runs, tracked_run
+from harness.tracking import STARTING_POLICY_TAG, RetryingClient, tagged_runs, tracked_run
 
 
 def _artifact_json(client, run_id: str, path: str, folder: Path):
@@ -63,7 +63,10 @@ def per_problem_scores(results: dict, samples: list[dict], strict: bool = False)
 
 def collect(profile: Profile, rows: list[Row], seeds: list[int], uri: str, expected: dict):
     """(SeedResults per row and seed, histories per row and seed, held-out accuracy before / after RL per
-    row and seed, benchmarks) from MLflow.
+    row and seed, benchmarks, starting policies per row and seed) from MLflow.
+
+    The starting policy is the `starting_policy` tag of the training run (of the evaluation run for the
+    base row, which trains nothing); a run from before the tag existed has none.
 
     `expected[(row label, seed)]` = (training hash or None for the base row, evaluation hash): only
     runs of exactly those settings count, so runs of other steps or limits in the store never mix in."""
@@ -72,13 +75,14 @@ def collect(profile: Profile, rows: list[Row], seeds: list[int], uri: str, expec
     histories: dict[str, dict[int, list[dict]]] = {}
     heldout: dict[str, dict[int, dict]] = {}
     benchmarks: list[str] = []
+    starting: dict[str, dict[int, str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for row in rows:
             for seed in seeds:
                 tags = {"table.profile": profile.name, "table.row": row.label, "table.seed": str(seed)}
                 train_key, eval_key = expected[row.label, seed]
                 evals = tagged_runs(client, EVAL_EXPERIMENT, {**tags, "table.eval_hash": eval_key})
-                figures = {}
+                figures, start = {}, None
                 if row.loss is not None:
                     trained = tagged_runs(client, TRAIN_EXPERIMENT, {**tags, "table.hash": train_key})
                     if not trained:
@@ -87,16 +91,20 @@ def collect(profile: Profile, rows: list[Row], seeds: list[int], uri: str, expec
                     histories.setdefault(row.label, {})[seed] = summary["history"]
                     heldout.setdefault(row.label, {})[seed] = _heldout(summary)
                     figures = summary["stability"]
+                    start = trained[0].data.tags.get(STARTING_POLICY_TAG)
                 if not evals:
                     continue
                 run_id = evals[0].info.run_id
+                start = start if row.loss is not None else evals[0].data.tags.get(STARTING_POLICY_TAG)
+                if start is not None:
+                    starting.setdefault(row.label, {})[seed] = start
                 evaluation = _artifact_json(client, run_id, "eval/results.json", Path(tmp) / "r")
                 samples = _artifact_json(client, run_id, "eval/samples.jsonl", Path(tmp) / "j")
                 benchmarks = benchmarks or list(evaluation["benchmarks"])
                 scores = per_problem_scores(evaluation, samples)
                 strict = per_problem_scores(evaluation, samples, strict=True)
                 results.setdefault(row.label, {})[seed] = SeedResult(scores, figures, strict)
-    return results, histories, heldout, benchmarks
+    return results, histories, heldout, benchmarks, starting
 
 
 def _heldout(summary: dict) -> dict:
@@ -136,11 +144,13 @@ def build_report(
     with why (`failed[(row label, seed)]`: the job's error and log) where that is known. Every row is
     compared with the `baseline` row. Returns the table, the missing lines, the files written and
     each section's findings under its name."""
-    results, histories, heldout, benchmarks = collect(profile, rows, seeds, uri, expected)
+    results, histories, heldout, benchmarks, starting = collect(profile, rows, seeds, uri, expected)
     results = {r.label: results[r.label] for r in rows if r.label in results}
     table = build_table(results, benchmarks)
     scores = {label: row_scores(by_seed, benchmarks) for label, by_seed in results.items()}
-    inputs = ReportInputs(profile, rows, seeds, baseline, results, histories, heldout, benchmarks, table, scores, root)
+    inputs = ReportInputs(
+        profile, rows, seeds, baseline, results, histories, heldout, benchmarks, table, scores, root, starting
+    )
     sections = [s for s in report_sections() if s.applies(inputs)]
     found = {s.name: s.build(inputs) for s in sections}
     paper = paper_rows(profile.paper_model) if profile.paper_model else None

@@ -91,7 +91,11 @@ def _slug(label: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in label).strip("_")
 
 
-def eval_config(profile: Profile, job: Job, model: str, key: str, folder: Path, uri: str) -> EvalConfig:
+def eval_config(
+    profile: Profile, job: Job, model: str, key: str, folder: Path, uri: str, starting: str | None = None
+) -> EvalConfig:
+    """The evaluation of a job; `starting` (the base row: it trains nothing) tags it with the starting
+    policy it evaluates, which a trained row's training run carries instead."""
     settings = {
         "suite": profile.suite,
         "k": profile.k,
@@ -111,6 +115,10 @@ def eval_config(profile: Profile, job: Job, model: str, key: str, folder: Path, 
         "table.hash": key,
         "table.eval_hash": eval_key,
     }
+    if starting is not None:
+        from harness.tracking import STARTING_POLICY_TAG
+
+        tags[STARTING_POLICY_TAG] = starting
     return build_config(
         EvalConfig,
         {
@@ -132,20 +140,22 @@ def benchmark_versions(suite: str) -> dict[str, str]:
     return {benchmark.name: benchmark.version for benchmark in resolve_suite(suite)}
 
 
-def base_model(profile: Profile) -> tuple[str, str]:
-    """(the starting policy every row trains from, a hash of it): the warm-started model if the
-    profile warm-starts (built here once, cached), else the profile's model."""
+def base_model(profile: Profile) -> tuple[str, str, str]:
+    """(the starting policy every row trains from, a hash of it, its one-line identity): the warm-started
+    model if the profile warm-starts (built here once, cached; WarmStartError if it misses its target),
+    else the profile's model."""
     from harness.models import cache_dir
     from harness.tasks import build_task
     from harness.training.train import load_policy
-    from harness.training.warmstart import warm_start_key
+    from harness.training.warmstart import starting_policy, starting_policy_label, warm_start_key
 
     config = load_train_config(profile.name, None, dict(profile.train_overrides))
     if config.warmstart.steps == 0:
-        return config.model.name, config_hash({"model": config.model.name})
-    load_policy(config, build_task(config.task), log=lambda line: None)
+        label = starting_policy_label(starting_policy(config, None))
+        return config.model.name, config_hash({"model": config.model.name}), label
+    _, _, info = load_policy(config, build_task(config.task), log=lambda line: None)
     key = warm_start_key(config)
-    return str(cache_dir() / "warmstart" / key), key
+    return str(cache_dir() / "warmstart" / key), key, starting_policy_label(starting_policy(config, info))
 
 
 def done(client, experiment: str, tags: dict[str, str]) -> bool:
@@ -155,13 +165,13 @@ def done(client, experiment: str, tags: dict[str, str]) -> bool:
 
 
 def job_configs(
-    job: Job, profile: Profile, steps, root: Path, uri: str, base: tuple[str, str]
+    job: Job, profile: Profile, steps, root: Path, uri: str, base: tuple[str, str, str]
 ) -> tuple[TrainConfig | None, EvalConfig]:
     """(the training config, None for the base row; the evaluation config) of one job. Their hashes
     (tags table.hash, table.eval_hash) are how the runs are found again, by this job and by the report."""
     if job.row.loss is None:
         model, key, folder = base[0], base[1], root / "runs" / f"base-seed{job.seed}-{base[1]}"
-        return None, eval_config(profile, job, model, key, folder, uri)
+        return None, eval_config(profile, job, model, key, folder, uri, starting=base[2])
     config = train_config(profile, job, steps, root, uri)
     key, folder = config.run.tags["table.hash"], Path(config.run.output_dir)
     return config, eval_config(profile, job, config.run.output_dir, key, folder, uri)

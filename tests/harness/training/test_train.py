@@ -37,7 +37,7 @@ SMALL = ["--run.steps", "2", "--rollout.prompts_per_step", "8", "--algo.mini_bat
 
 
 @pytest.mark.parametrize("loss", LOSSES)
-def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server):
+def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server, capsys):
     out = tmp_path / loss
     extra = ["--algo.kl_coef", "0.01"] if loss == "grpo" else []  # exercise the reference/KL path once
     code = main(
@@ -63,6 +63,10 @@ def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server)
     for key in ("greedy_accuracy", "sampled_accuracy"):
         assert 0 <= summary["heldout_before"][key] <= 1 and 0 <= summary["heldout_after"][key] <= 1
     assert (out / "model" / "config.json").is_file()
+    start = summary["starting_policy"]  # the warm-started policy this run began from, by its cache key
+    assert start["warm_start_key"] == summary["warm_start"]["key"] and start["model"] == "tiny"
+    assert start["greedy_accuracy"] >= 0.35 and 0 < start["steps"] <= summary["config"]["warmstart"]["steps"]
+    assert f"starting policy     warm start {start['warm_start_key']} of tiny" in capsys.readouterr().out
 
     client = mlflow.MlflowClient(mlflow_server)
     run = client.get_run(summary["mlflow_run_id"])
@@ -73,5 +77,8 @@ def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server)
         assert "kl_ref" in run.data.metrics
     assert len(client.get_metric_history(run.info.run_id, "entropy")) == 2
     assert run.data.params["loss.name"] == loss and "optim.lr" in run.data.params
+    assert run.data.params["starting_policy.warm_start_key"] == start["warm_start_key"]
+    assert run.data.params["starting_policy.steps"] == str(start["steps"])
+    assert run.data.tags["starting_policy"].startswith(f"warm start {start['warm_start_key']} of tiny (greedy held-out")
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"summary.json", "config.yaml", "rollouts.jsonl", "reward_suspects.jsonl"} <= artifacts

@@ -189,3 +189,22 @@ def test_a_full_artifact_store_fails_the_eval_run_in_one_line_and_keeps_the_resu
         [mlflow.MlflowClient(uri).get_experiment_by_name("ce-gppo-eval").experiment_id]
     )
     assert run.info.status == "FAILED" and "No space left on device" in run.data.tags[FAILURE_TAG]
+
+
+def test_a_warm_start_below_its_target_ends_train_in_one_line_with_no_run(tmp_path, capsys):
+    """Three supervised steps cannot reach the tiny profile's 0.35: exit 2 naming the accuracy and the step,
+    no MLflow run created and no policy cached for a later run to start from."""
+    from harness.models import cache_dir
+    from harness.training.warmstart import warm_start_key
+
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    short = ["--warmstart.steps", "3", "--warmstart.eval_every", "1", "--task.heldout_size", "8"]
+    argv = ["train", "--profile", "tiny", "--output-dir", str(tmp_path / "out"), "--tracking-uri", uri, *short]
+    assert main(argv) == 2
+    err = one_line_error(capsys)
+    assert err.startswith("harness train: error: warm start did not reach warmstart.stop_at_accuracy=0.35")
+    assert "(accuracy 0.000 at step 3" in err
+    config = load_train_config("tiny", None, {"warmstart.steps": 3, "warmstart.eval_every": 1, "task.heldout_size": 8})
+    assert not (cache_dir() / "warmstart" / warm_start_key(config)).exists()
+    client = mlflow.MlflowClient(uri)
+    assert not client.search_runs([e.experiment_id for e in client.search_experiments()])

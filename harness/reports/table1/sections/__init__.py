@@ -14,7 +14,8 @@ folder, in `order`, for its findings (`build(inputs)`, once) and for its pieces 
 
 A piece a section does not have is left out; `applies(inputs)` says whether the section is in the
 report at all (default: always). The report returns each section's findings under its name.
-Sections in the report now, by order: differences (20; with the smallest detectable difference),
+Sections in the report now, by order: starting_policy (10; once runs name their starting policy),
+differences (20; with the smallest detectable difference),
 staleness (30; staleness rows only), recipe_audit (40; the paper profiles), grader_audit (45; the
 audit line, above the table), claims (50), figures (60). Adding one is one module here and its test.
 May import what `harness.reports.table1` may.
@@ -25,7 +26,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,7 @@ class ReportInputs:
     table: list[TableRow]
     scores: dict[str, RowScores]  # row label -> benchmark -> seed -> problem id -> score
     root: Path  # the output folder
+    starting: dict[str, dict[int, str]] = field(default_factory=dict)  # row label -> seed -> starting policy line
 
 
 def always(inputs: ReportInputs) -> bool:

@@ -37,12 +37,12 @@ def test_runs_of_other_steps_or_limits_in_the_store_never_mix_in(store, log_run,
     files = {"eval/results.json": results, "eval/samples.jsonl": samples}
     log_run(client, EVAL_EXPERIMENT, eval_tags, files, tmp_path)
 
-    results, histories, heldout, benchmarks = collect(
+    results, histories, heldout, benchmarks, starting = collect(
         PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps600", "limit500")}
     )
     assert results["GRPO"][0].scores == {"arith": {"0": 1.0, "1": 1.0, "2": 1.0, "3": 0.0}}
     assert results["GRPO"][0].figures == {"end_entropy": 0.4} and histories["GRPO"][0][0]["entropy"] == 0.4
-    assert benchmarks == ["arith"]
+    assert benchmarks == ["arith"] and starting == {}  # runs without the starting_policy tag name none
     missing, *_ = collect(PROFILES["tiny"], [grpo], [0], uri, {("GRPO", 0): ("steps100", "limit500")})
     assert missing == {}  # no run of these settings: the cell stays empty rather than borrowing one
 

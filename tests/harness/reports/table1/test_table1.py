@@ -69,6 +69,8 @@ def test_the_report_has_table_claims_figures_and_page(finished):
     for label in ("base", "GRPO", "DAPO", "CE-GPPO(0.5,1)", "CE-GPPO(0.75,1)"):
         assert f"| {label} | 1 |" in markdown, label
     assert "Missing" not in markdown
+    # every row (the base row through its evaluation's tag) names the one cached warm start it started from
+    assert "Starting policy of every row and seed: warm start " in markdown.split("| algorithm |")[0]
     assert "## The paper's claims on this profile" in markdown and "inside noise" in markdown
     assert "larger beta2 raises entropy (beta2 1 vs 0.5): not run" in markdown
     assert {p.name for p in (out / "figures").iterdir()} >= {"fig2_entropy.png", "fig4_kl_grad_norm.png"}

@@ -74,7 +74,7 @@ def fake(tmp_path, monkeypatch, store, capsys):
     script, record = tmp_path / "fake_child.py", tmp_path / "record.jsonl"
     script.write_text(FAKE)
     monkeypatch.setattr(table1, "CHILD", [sys.executable, str(script)])
-    monkeypatch.setattr(table1, "base_model", lambda profile: ("tiny", "base0"))
+    monkeypatch.setattr(table1, "base_model", lambda profile: ("tiny", "base0", "tiny (no warm start)"))
     monkeypatch.setenv("FAKE_RECORD", str(record))
     previous = signal.getsignal(signal.SIGTERM)  # main() turns SIGTERM into KeyboardInterrupt
 

@@ -14,15 +14,16 @@ from harness.reports.table1.rows import ROWS, select_rows
 
 STALENESS = ["GRPO K=1", "GRPO K=4", "CE-GPPO(0.5,1) K=1", "CE-GPPO(0.5,1) K=4"]
 URI = "sqlite:////nonexistent/m.db"  # never opened: a config only names it
-BASE = ("the-base-model", "base-key")
+BASE = ("the-base-model", "base-key", "the-base-model (no warm start)")
 
-# table.hash of rows before rollout.staleness existed (commit d9631ab), (profile, row, --steps) -> hash
+# table.hash of rows before rollout.staleness existed (commit d9631ab), (profile, row, --steps) -> hash;
+# the tiny ones as of issue 32's warm start (a new schedule: a new starting policy, so new runs)
 BEFORE = {
-    ("tiny", "GRPO", None): "ba8b1b108419",
-    ("tiny", "GRPO", 4): "ec276fb7d682",
-    ("tiny", "DAPO", None): "97131ffa8782",
-    ("tiny", "CE-GPPO(0.5,1)", None): "a595276856bb",
-    ("tiny", "CE-GPPO(0.5,1)", 4): "a38be174b6ec",
+    ("tiny", "GRPO", None): "59717a8fa03d",
+    ("tiny", "GRPO", 4): "6aa454793abd",
+    ("tiny", "DAPO", None): "e9fb763f7216",
+    ("tiny", "CE-GPPO(0.5,1)", None): "394d546342d8",
+    ("tiny", "CE-GPPO(0.5,1)", 4): "2c47368010d6",
     ("smol", "GRPO", None): "675a4814a7f1",
     ("paper", "GRPO", None): "56a70da25ae8",
     ("paper-text", "GRPO", 4): "5495f31a54be",
@@ -84,8 +85,9 @@ def test_rows_without_overrides_hash_as_before_the_staleness_knob(profile, label
 
 
 def test_a_rows_evaluation_keeps_its_hash_too(tmp_path):
-    """Its hash as of the fixed draw (the benchmarks' versions in it): 1ab0e7e5cd04 / 49a13b3b0ce0 before."""
-    for seed, key, eval_key in ((0, "a595276856bb", "ac17f09ed008"), (3, "1135be33164d", "446735e8c668")):
+    """Its hash as of the fixed draw (the benchmarks' versions in it) and the warm start that stops at its target
+    (1ab0e7e5cd04 / 49a13b3b0ce0 before both)."""
+    for seed, key, eval_key in ((0, "394d546342d8", "c5483d78d412"), (3, "be5aee50bd24", "d5c3007f5ab8")):
         train, evaluation = job_configs(Job(row("CE-GPPO(0.5,1)"), seed), PROFILES["tiny"], None, tmp_path, URI, BASE)
         assert train.run.tags["table.hash"] == key and evaluation.tags["table.eval_hash"] == eval_key
 
