@@ -31,7 +31,15 @@ _EXPORTS = {
     "batch": ("LossOutput", "PolicyBatch"),
     "corrections": ("CORRECTIONS", "OffPolicyCorrection", "get_correction", "register_correction"),
     "kl": ("KL_ESTIMATORS", "kl_penalty"),
-    "loss_registry": ("FLOAT32_SAFE_RANGE", "PolicyLoss", "float32_safe", "get_loss", "loss_params", "register_loss", "registered_losses"),
+    "loss_registry": (
+        "FLOAT32_SAFE_RANGE",
+        "PolicyLoss",
+        "float32_safe",
+        "get_loss",
+        "loss_params",
+        "register_loss",
+        "registered_losses",
+    ),
     "quadrants": (
         "QUADRANTS",
         "clipped_token_counts",

@@ -178,7 +178,7 @@ class RowsTask:
 
 
 def unfit_message(fits: Callable[[str], bool], unfit: int, prompts: list[str]) -> str:
-    """"U of N prompts do not fit <the budget>; the shortest is T tokens": what refuses a task's prompts.
+    """ "U of N prompts do not fit <the budget>; the shortest is T tokens": what refuses a task's prompts.
     `fits` may say its budget (`describe()`) and count a prompt's tokens (`tokens`, harness.rollout.engine)."""
     text = f"{unfit} of {len(prompts)} prompts do not fit"
     describe, tokens = getattr(fits, "describe", None), getattr(fits, "tokens", None)
