@@ -3,6 +3,7 @@
     rows = read_jsonl(path, required=("id", "problem", "answer"))   # DataError names file and line
     with atomic_file(path) as sink: sink.write(...)                 # renamed into place on success
     atomic_write_text(path, text)
+    json.dumps(finite_or_null(summary))                             # valid JSON: NaN / inf written as null
     with atomic_directory(folder) as tmp: model.save_pretrained(tmp)
     remove_stale_temporaries(folder)                                # what killed writers left behind
     ensure_writable_folder(Path("runs/x"), "--output-dir")           # one-line ConfigError before any work
@@ -135,6 +136,23 @@ def _unpaired_surrogate(value) -> str | None:
         if found:
             return found
     return None
+
+
+def finite_or_null(value):
+    """`value` with every non-finite float (NaN, inf: a figure with no data) replaced by None, so that
+    json.dumps writes valid JSON (null) instead of Python's NaN / Infinity extension."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_or_null(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_null(item) for item in value]
+    return value
+
+
+def null_as_nan(figures: dict) -> dict:
+    """The reverse for a flat dict of figures read back (finite_or_null wrote NaN as null)."""
+    return {key: float("nan") if value is None else value for key, value in figures.items()}
 
 
 def _temporary_name(target: Path) -> str:

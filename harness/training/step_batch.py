@@ -26,6 +26,7 @@ no counterpart here).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -196,6 +197,14 @@ def sample_step(
         kept = int(reduce(torch.tensor(min(int(mixed.sum()), wanted)), "min"))
         if kept >= wanted:
             break
+        done = index + 1
+        if done >= 4 and done & (done - 1) == 0:  # a progress line at 4, 8, 16, ... batches (a long search says so)
+            print(
+                f"step {step}: {done} of up to {algo.max_gen_batches} generation batches, "
+                f"{kept} of {wanted} groups kept so far",
+                file=sys.stderr,
+                flush=True,
+            )
     sampled = concat_step_rollouts(parts, pad_id)
     keep = first_groups(mixed, kept, G)
     metrics.add_scalar("gen_batches", len(parts), 1)

@@ -24,7 +24,7 @@ import torch
 from lightning.pytorch.utilities import rank_zero_only
 
 from harness.common.errors import ConfigError
-from harness.common.files import atomic_directory, atomic_write_text, naming
+from harness.common.files import atomic_directory, atomic_write_text, finite_or_null, naming
 from harness.common.uris import MASK, redact
 from harness.models import cache_dir, check_causal_lm, load_model
 from harness.rollout.backends import require_backend
@@ -326,7 +326,7 @@ def finish(config: TrainConfig, module: RLModule, logger: RunLogger, run_dir: Ru
     # The stability figures as metrics too, so that leaderboards can query them without artifacts.
     logger.log_metrics({f"stability/{k}": v for k, v in summary["stability"].items()}, step=last_step)
     with naming(run_dir.summary_file):
-        atomic_write_text(run_dir.summary_file, json.dumps(summary, indent=1))
+        atomic_write_text(run_dir.summary_file, json.dumps(finite_or_null(summary), indent=1))
     with naming(logger.experiment.get_run(logger.run_id).info.artifact_uri):  # a full artifact store
         for path in (run_dir.summary_file, run_dir.config_file, run_dir.rollouts_file, run_dir.suspects_file):
             if path.is_file():

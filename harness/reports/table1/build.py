@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.runner import strict_name
-from harness.common.files import atomic_write_text
+from harness.common.files import atomic_write_text, null_as_nan
 from harness.profiles import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Profile
 from harness.reports.paper_numbers import paper_rows
 from harness.reports.render.html import html_document, missing_html, table_html
@@ -88,9 +88,9 @@ def collect(profile: Profile, rows: list[Row], seeds: list[int], uri: str, expec
                     if not trained:
                         continue
                     summary = _artifact_json(client, trained[0].info.run_id, "summary.json", Path(tmp) / "s")
-                    histories.setdefault(row.label, {})[seed] = summary["history"]
+                    histories.setdefault(row.label, {})[seed] = [null_as_nan(h) for h in summary["history"]]
                     heldout.setdefault(row.label, {})[seed] = _heldout(summary)
-                    figures = summary["stability"]
+                    figures = null_as_nan(summary["stability"])
                     start = trained[0].data.tags.get(STARTING_POLICY_TAG)
                 if not evals:
                     continue

@@ -3,11 +3,15 @@
 the first groups whose answers are not all equally correct, over up to algo.max_gen_batches
 generation batches (harness.training.step_batch)."""
 
+import json
+import math
+
 import lightning as L
 import pytest
 import torch
 
 from harness.common.errors import ConfigError
+from harness.common.files import finite_or_null, null_as_nan
 from harness.models import load_model
 from harness.rollout.engine import Rollouts, chat_prompt, response_mask_from_ids
 from harness.schema import load_train_config
@@ -280,6 +284,25 @@ def test_a_step_that_keeps_no_group_says_so_and_a_run_without_updates_is_stopped
     assert module.stop_reason.startswith("no step updated the policy: dynamic sampling kept no group in any of")
     assert all(torch.equal(start[k], v) for k, v in module.policy.state_dict().items())  # nothing moved
     assert stability_figures(module.history)["steps_without_update"] == 1.0
+
+
+def test_a_long_search_for_mixed_groups_prints_progress(tmp_path, capsys):
+    class Hopeless(ScriptedRollouts):
+        pattern = staticmethod(lambda position, prompt: 0)
+
+    _run(tmp_path, Hopeless, **{"algo.dynamic_sampling": True, "algo.max_gen_batches": 8, "run.steps": 1})
+    err = capsys.readouterr().err
+    assert "step 0: 4 of up to 8 generation batches, 0 of" in err and "step 0: 8 of up to 8 generation batches" in err
+    assert "3 of up to 8" not in err  # only at 4, 8, 16, ... batches
+
+
+def test_summary_json_is_valid_json_when_a_figure_has_no_data():
+    # a run that never updated has no entropy or KL: NaN used to be written, which JSON does not allow
+    summary = {"stability": {"end_entropy": float("nan"), "max_grad_norm": float("inf"), "steps": 2}, "history": []}
+    text = json.dumps(finite_or_null(summary))
+    read = json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in summary.json"))
+    assert read["stability"] == {"end_entropy": None, "max_grad_norm": None, "steps": 2}
+    assert math.isnan(null_as_nan(read["stability"])["end_entropy"])  # Table 1 reads it back as a missing figure
 
 
 def test_a_step_that_trains_counts_as_updated(tmp_path):
