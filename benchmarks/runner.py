@@ -237,13 +237,15 @@ def evaluate(
     chunk_size: int = 64,
     prompt_fits: Callable[[str], bool] | None = None,
     environment: dict | None = None,
+    loaded: list[list[dict]] | None = None,
 ) -> dict:
     """Run `benchmarks` with `sampler`; write results.json and samples.jsonl; return the results.
 
     `limit` keeps the first rows of each benchmark; `seed` drives the sampling only (it is recorded;
     generated benchmarks evaluate their fixed draw whatever the seed); `chunk_size` prompts go to the sampler at once;
     `prompt_fits(user_message) -> bool` (None: every prompt fits) picks the rows to sample;
-    `environment` (the numerical environment of the run) is written to results.json as it is."""
+    `environment` (the numerical environment of the run) is written to results.json as it is; `loaded`:
+    each benchmark's rows as `Benchmark.load(data_dir, limit)` gave them, when the caller read them already."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     if limit is not None and limit < 1:
@@ -255,7 +257,8 @@ def evaluate(
     remove_stale_temporaries(output_dir)  # what an evaluation killed mid-write left behind
     started = time.monotonic()
     # Every benchmark's rows first, so that a bad data file fails before hours of sampling.
-    loaded = [benchmark.load(data_dir, limit) for benchmark in benchmarks]
+    if loaded is None:
+        loaded = [benchmark.load(data_dir, limit) for benchmark in benchmarks]
     all_prompts = [[benchmark.prompt(row) for row in rows] for benchmark, rows in zip(benchmarks, loaded)]
     _check_capacity(benchmarks, all_prompts, k, output_dir)
     results: dict = {"benchmarks": {}}

@@ -134,11 +134,14 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
         check_store(config.tracking_uri)
     require_backend(config.backend, "--backend")  # before the model is loaded
     tasks = lm_eval_tasks(config) if config.lm_eval else None
+    benchmarks = [] if tasks else resolve_suite(config.suite)
+    # The data before the model: a bad benchmark file (a duplicated id, a broken row) is refused in a
+    # second, not after the model has loaded.
+    loaded = [benchmark.load(config.data_dir, config.limit) for benchmark in benchmarks]
     model, tokenizer = load_model(config.model)
     model.eval()
     if tasks:
         return run_lm_eval_task(model, tokenizer, tasks, config, log)
-    benchmarks = resolve_suite(config.suite)
     torch.manual_seed(config.seed)
     sampler = make_sampler(
         model,
@@ -162,6 +165,7 @@ def evaluate_model(config: EvalConfig, log=print) -> dict:
         chunk_size=max(1, min(64, SEQUENCES_PER_CALL // config.k)),
         prompt_fits=prompt_fits(model, tokenizer, config.max_new_tokens),
         environment=environment,
+        loaded=loaded,
     )
     if config.tracking_uri != "none":
         name = f"eval-{Path(config.model).name}-{config.suite}"

@@ -80,3 +80,16 @@ def test_eval_fresh_suite_offline_shows_majority_and_records_the_environment(tmp
     (run,) = client.search_runs([client.get_experiment_by_name("ce-gppo-eval").experiment_id])
     assert environment_from_tags(run.data.tags) == environment
     assert "eval/aime26/acc/maj_at_2" in run.data.metrics and "eval/cmimc25/acc/pass_hat_2" in run.data.metrics
+
+
+def test_a_bad_benchmark_file_is_refused_before_the_model_loads(tmp_path, capsys, monkeypatch):
+    """A duplicated id used to be found after the model had loaded (seconds of CPU for SmolLM2)."""
+    import harness.evaluate as evaluate_module
+
+    rows = [{"id": "a", "problem": "1+1", "answer": "2"}, {"id": "a", "problem": "2+2", "answer": "4"}]
+    (tmp_path / "amc23.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setattr(evaluate_module, "load_model", lambda *a, **k: (_ for _ in ()).throw(AssertionError("loaded")))
+    arguments = ["eval", "--model", "tiny", "--suite", "amc23", "--data-dir", str(tmp_path)]
+    assert main([*arguments, "--output-dir", str(tmp_path / "out"), "--tracking-uri", "none"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "the same id 'a'" in err
