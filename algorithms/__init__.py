@@ -7,7 +7,7 @@
     loss = aggregate(out.per_token, mask, mode=loss_fn.default_agg)
 
 One file per loss (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg, and the entropy-control
-rivals clip_cov, kl_cov, geo_mean (GMPO), sapo), each registered by name;
+rivals clip_cov, kl_cov, geo_mean (GMPO), sapo, and ERC's grpo_erc / gppo_erc in erc.py), each registered by name;
 `aggregate` is the only place where per-token losses are reduced. Around the losses: advantages
 (group-relative, DAPO filter and overlong shaping), KL estimators, schedules of a loss's
 coefficients (CE-GPPO's betas) and the token-quadrant / entropy-change diagnostics. What an update
@@ -25,6 +25,7 @@ from . import (  # noqa: F401  (registers the losses)
     clip_cov,
     dapo,
     entropy_reg,
+    erc,
     geo_mean,
     gppo,
     grpo,

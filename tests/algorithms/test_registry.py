@@ -14,7 +14,7 @@ CLIP_METRICS = {"clip_frac", "clip_frac_high", "clip_frac_low", "ppo_kl", "ratio
 def test_registered_names():
     assert set(LOSSES) == {
         *("grpo", "dapo", "cispo", "gspo", "gppo", "ce_gppo", "entropy_reg"),
-        *("clip_cov", "kl_cov", "geo_mean", "sapo"),
+        *("clip_cov", "kl_cov", "geo_mean", "sapo", "grpo_erc", "gppo_erc"),
     }
     assert all(get_loss(name).name == name for name in LOSSES)
 
