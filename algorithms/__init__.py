@@ -10,7 +10,8 @@ One file per loss (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg, and the 
 rivals clip_cov, kl_cov, geo_mean (GMPO), sapo, and ERC's grpo_erc / gppo_erc in erc.py), each registered by name;
 `aggregate` is the only place where per-token losses are reduced. Around the losses: advantages
 (group-relative, DAPO filter and overlong shaping), KL estimators, schedules of a loss's
-coefficients (CE-GPPO's betas) and the token-quadrant / entropy-change diagnostics. What an update
+coefficients (CE-GPPO's betas), the token-quadrant / entropy-change diagnostics, and the 80/20 rule's top-entropy token mask
+(top_entropy.py), which the trainer applies on top of any loss. What an update
 minimises is composed here too: `UpdateObjective` (algorithms.update_objective) = the loss weighted by
 an off-policy correction (algorithms.corrections: none, tis, decoupled, behaviour; one file each,
 registered by name) and aggregated, plus the NLL-on-positives and KL-to-reference terms. To add a
@@ -41,6 +42,7 @@ from .kl import KL_ESTIMATORS, kl_penalty
 from .loss_registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
 from .quadrants import QUADRANTS, clipped_token_counts, entropy_change_first_order, grad_wrt_logp, quadrant_stats
 from .schedules import SCHEDULE_KINDS, CoefficientSchedule, schedule_for
+from .top_entropy import check_top_entropy_quantile, top_entropy_mask
 from .update_objective import ObjectiveOutput, UpdateObjective, positive_nll, reference_kl
 
 LOSSES: tuple[str, ...] = registered_losses()
@@ -75,6 +77,8 @@ __all__ = [
     "positive_nll",
     "quadrant_stats",
     "clipped_token_counts",
+    "check_top_entropy_quantile",
+    "top_entropy_mask",
     "reference_kl",
     "register_correction",
     "register_loss",

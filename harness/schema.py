@@ -61,6 +61,7 @@ SYNCHRONOUS = Applies(
 FSDP = Applies("run.strategy", "=", "fsdp")
 VLLM = Applies("rollout.backend", "=", "vllm")
 ASYNC_RL = "abb714f"  # the commit that added asynchronous rollouts: `since` of their keys
+ISSUE_31 = "issue-31"  # the branch that added the 80/20 rule and the mismatch corrections (after 39eb2e8)
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,10 @@ class AlgoConfig:
     positive_nll_coef: float = param(0.0, ge=0)
     """Weight of an NLL term on the rewarded responses (reward == reward.correct), reduced like the policy loss
     and added to it; the official CE-GPPO recipe uses 0.1 (verl's actor.positive_loss_coeff)."""
+    top_entropy_quantile: float | None = param(None, gt=0, le=1, since=ISSUE_31)
+    """The 80/20 rule (arXiv 2506.01939, TRL's top_entropy_quantile): the share of each step's response tokens,
+    those of highest entropy under the policy at the step's start, that keep the policy gradient (0.2 in the
+    paper; null: all tokens). The others stay in the loss's denominator with value 0."""
     ppo_epochs: int = param(1, ge=1)
     """Passes over each rollout batch."""
     mini_batches: int = param(8, ge=1)
