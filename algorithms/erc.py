@@ -41,7 +41,6 @@ from typing import ClassVar
 import torch
 from torch import Tensor
 
-from .aggregation import masked_mean
 from .batch import LossOutput, PolicyBatch
 from .ce_gppo import gradient_preserving_loss
 from .clipping import TokenClipParams, clipped_surrogate
@@ -50,11 +49,29 @@ from .loss_registry import register_loss
 ENTROPY_RATIO_EPS = 1e-8  # the official code's guard against a zero entropy
 
 
+class _GradientGate(torch.autograd.Function):
+    """Identity in the forward pass; the backward pass lets the gradient through only where `gate` is True.
+
+    The same as torch.where(gate, x, x.detach()) at the cost of one multiplication in the backward pass
+    (no forward work at all), which keeps ERC within a few percent of its base loss."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, gate: Tensor) -> Tensor:
+        ctx.save_for_backward(gate)
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple[Tensor, None]:
+        (gate,) = ctx.saved_tensors
+        return grad * gate, None
+
+
 def entropy_ratio_band(entropy: Tensor, old_entropy: Tensor, low: float, high: float) -> Tensor:
     """[B, T] bool: tokens whose entropy ratio (H + 1e-8) / (H_old + 1e-8) lies strictly in (low, high)."""
-    with torch.no_grad():
-        ratio = (entropy.detach() + ENTROPY_RATIO_EPS) / (old_entropy.detach() + ENTROPY_RATIO_EPS)  # [B, T]
-        return (ratio > low) & (ratio < high)
+    with torch.no_grad():  # in place where possible: this runs on every update
+        ratio = entropy.detach() + ENTROPY_RATIO_EPS  # [B, T]
+        ratio.div_(old_entropy.detach() + ENTROPY_RATIO_EPS)
+        return (ratio > low).logical_and_(ratio < high)
 
 
 def entropy_ratio_clip(batch: PolicyBatch, base: LossOutput, low: float, high: float, name: str) -> LossOutput:
@@ -64,9 +81,10 @@ def entropy_ratio_clip(batch: PolicyBatch, base: LossOutput, low: float, high: f
     if batch.entropy is None or batch.old_entropy is None:
         raise ValueError(f"{name} needs batch.entropy and batch.old_entropy: per-token entropies [B, T]")
     mask = batch.token_mask  # [B, T]
-    band = entropy_ratio_band(batch.entropy, batch.old_entropy, low, high)  # [B, T]
-    per_token = torch.where(band, base.per_token, base.per_token.detach())  # [B, T] value kept, gradient gated
-    outside = masked_mean((~band).float(), mask).detach()
+    # in the band and a response token (padding has no gradient anyway, so gating it too changes nothing)
+    band = entropy_ratio_band(batch.entropy, batch.old_entropy, low, high).logical_and_(mask)  # [B, T]
+    per_token = _GradientGate.apply(base.per_token, band)  # [B, T] value kept, gradient only inside the band
+    outside = 1.0 - band.sum() / mask.sum().clamp(min=1)  # share of response tokens out of the band
     return LossOutput(per_token=per_token, metrics={**base.metrics, "entropy_mask_frac": outside})
 
 
