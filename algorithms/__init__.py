@@ -7,11 +7,11 @@
     loss = aggregate(out.per_token, mask, mode=loss_fn.default_agg)
 
 One file per loss (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg, and the entropy-control
-rivals clip_cov, kl_cov, geo_mean (GMPO), sapo, and ERC's grpo_erc / gppo_erc in erc.py), each registered by name;
-`aggregate` is the only place where per-token losses are reduced. Around the losses: advantages
-(group-relative, DAPO filter and overlong shaping), KL estimators, schedules of a loss's
-coefficients (CE-GPPO's betas), the token-quadrant / entropy-change diagnostics, and the 80/20 rule's top-entropy token mask
-(top_entropy.py), which the trainer applies on top of any loss. What an update
+rivals clip_cov, kl_cov, geo_mean (GMPO), sapo, and ERC's grpo_erc / gppo_erc in erc.py), each
+registered by name; `aggregate` is the only place where per-token losses are reduced. Around the
+losses: advantages (group-relative, DAPO filter and overlong shaping), KL estimators, schedules of a
+loss's coefficients (CE-GPPO's betas), the token-quadrant / entropy-change diagnostics, and the 80/20
+rule's top-entropy token mask (top_entropy.py), which the trainer applies on top of any loss. What an update
 minimises is composed here too: `UpdateObjective` (algorithms.update_objective) = the loss weighted by
 an off-policy correction (algorithms.corrections: none, tis, decoupled, behaviour; one file each,
 registered by name) and aggregated, plus the NLL-on-positives and KL-to-reference terms. To add a

@@ -164,7 +164,9 @@ def test_top_entropy_rule_gates_the_gradient_with_the_step_start_entropy():
     module.policy_update(batch, module.base_loss, metrics)
     ours = gradients(policy)
     with torch.no_grad():
-        _, entropy = response_logprobs(policy, batch.input_ids, batch.attention_mask, batch.prompt_length, with_entropy=True)
+        _, entropy = response_logprobs(
+            policy, batch.input_ids, batch.attention_mask, batch.prompt_length, with_entropy=True
+        )
     gate = top_entropy_mask(entropy, batch.mask, 0.5).float()  # [K, T]
     assert 0 < gate.sum() < batch.mask.sum()
     objective = objective_for(module.config, module.base_loss)
