@@ -37,7 +37,7 @@ from . import (  # noqa: F401  (registers the losses)
 from .advantages import dynamic_sampling_filter, group_advantages, overlong_penalty
 from .aggregation import AGG_MODES, aggregate, batch_counts, check_agg_mode, masked_mean
 from .batch import LossOutput, PolicyBatch
-from .corrections import CORRECTIONS, OffPolicyCorrection, get_correction, register_correction
+from .corrections import CORRECTIONS, MISMATCH_VARIANTS, OffPolicyCorrection, get_correction, register_correction
 from .kl import KL_ESTIMATORS, kl_penalty
 from .loss_registry import PolicyLoss, get_loss, loss_params, register_loss, registered_losses
 from .quadrants import QUADRANTS, clipped_token_counts, entropy_change_first_order, grad_wrt_logp, quadrant_stats
@@ -52,6 +52,7 @@ __all__ = [
     "CORRECTIONS",
     "KL_ESTIMATORS",
     "LOSSES",
+    "MISMATCH_VARIANTS",
     "QUADRANTS",
     "SCHEDULE_KINDS",
     "CoefficientSchedule",

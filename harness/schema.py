@@ -35,6 +35,7 @@ from typing import Any, Literal
 from algorithms import (
     AGG_MODES,
     KL_ESTIMATORS,
+    MISMATCH_VARIANTS,
     CoefficientSchedule,
     PolicyLoss,
     get_loss,
@@ -136,6 +137,16 @@ class RolloutConfig:
     tis_cap: float | None = param(None, ge=1, applies=SYNCHRONOUS)
     """Train/inference mismatch: null keeps the trainer's old log-probs as they are; C weights each token's
     loss by min(pi_old / pi_engine, C) from the engine's sampling log-probs (truncated importance sampling)."""
+    mismatch: Literal[("none", *MISMATCH_VARIANTS)] = param("none", since=ISSUE_31)
+    """Train/inference mismatch correction from the sampling log-probs, on fresh (vLLM, hf) and stale rollouts alike
+    (algorithms.corrections.mismatch): none; token_truncate, token_mask, sequence_truncate, sequence_mask
+    (per-token or whole-sequence pi_prox / pi_engine, truncated at mismatch_high or masked outside the bounds),
+    icepop (tokens outside the bounds masked, the others weighted), geometric_mask (sequences whose geometric-mean
+    ratio leaves the bounds masked). With staleness it replaces decoupled's weight."""
+    mismatch_low: float | None = param(None, gt=0, le=1, since=ISSUE_31)
+    """rollout.mismatch's lower bound (null: 1 / mismatch_high; icepop 0.5)."""
+    mismatch_high: float | None = param(None, ge=1, since=ISSUE_31)
+    """rollout.mismatch's upper bound (null: 2; geometric_mask 1.001; icepop 5)."""
     staleness: int = param(0, ge=0, since=ASYNC_RL)
     """Asynchronous RL (see harness.training.async_rollout): 0 rolls out, then updates, one after the other;
     K >= 1 lets a rollout worker process generate the next K steps' batches while the trainer updates, each by
@@ -312,6 +323,17 @@ class TrainConfig:
             raise ConfigError(
                 f"rollout.gen_batch_prompts={gen} is below rollout.prompts_per_step={self.rollout.prompts_per_step}; "
                 "a generation batch must be able to fill the step"
+            )
+        rollout = self.rollout
+        if rollout.mismatch != "none" and rollout.tis_cap is not None:
+            raise ConfigError(
+                f"rollout.tis_cap={rollout.tis_cap} and rollout.mismatch={rollout.mismatch} are two corrections of the "
+                "same mismatch; keep one (tis_cap C is mismatch=token_truncate with mismatch_high=C)"
+            )
+        if rollout.mismatch != "none" and rollout.staleness and rollout.staleness_correction == "behaviour":
+            raise ConfigError(
+                f"rollout.mismatch={rollout.mismatch} weights pi_prox / pi_behaviour, but "
+                "rollout.staleness_correction=behaviour has no pi_prox; use staleness_correction=decoupled"
             )
         if self.rollout.staleness and self.run.strategy == "fsdp":
             raise ConfigError("rollout.staleness >= 1 works with run.strategy auto or ddp, not fsdp")
