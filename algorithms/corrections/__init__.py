@@ -36,4 +36,12 @@ from .mismatch import MISMATCH_VARIANTS, mismatch_bounds  # noqa: E402
 
 CORRECTIONS: tuple[str, ...] = registered_corrections()
 
-__all__ = ["CORRECTIONS", "MISMATCH_VARIANTS", "mismatch_bounds", "OffPolicyCorrection", "get_correction", "register_correction", "registered_corrections"]
+__all__ = [
+    "CORRECTIONS",
+    "MISMATCH_VARIANTS",
+    "mismatch_bounds",
+    "OffPolicyCorrection",
+    "get_correction",
+    "register_correction",
+    "registered_corrections",
+]

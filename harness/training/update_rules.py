@@ -23,7 +23,9 @@ def correction_for(rollout: RolloutConfig) -> OffPolicyCorrection:
     correction on both paths (`mismatch` with its variant and bounds; with staleness it replaces decoupled's
     weight, the ratio pi_prox / pi_behaviour being the same)."""
     if rollout.mismatch != "none":
-        return get_correction("mismatch", variant=rollout.mismatch, low=rollout.mismatch_low, high=rollout.mismatch_high)
+        return get_correction(
+            "mismatch", variant=rollout.mismatch, low=rollout.mismatch_low, high=rollout.mismatch_high
+        )
     if rollout.staleness:
         if rollout.staleness_correction == "decoupled":
             return get_correction("decoupled", cap=rollout.behaviour_cap)
