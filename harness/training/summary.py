@@ -29,6 +29,7 @@ from pathlib import Path
 
 from harness.common.uris import redact, sqlite_path, sqlite_url
 from harness.training.run_dir import shown_config
+from harness.training.run_environment import training_environment
 
 SPIKE_FACTOR = 5.0
 MECHANISM_SHARES = ("dual_clip_frac", "entropy_mask_frac", "top_entropy_masked_frac", "cov_clip_frac", "kl_cov_frac")
@@ -83,6 +84,7 @@ def train_summary(config, module, logger, run_dir, warm_info, heldout_after: dic
         "warm_start": warm_info,
         "heldout_before": module.heldout_before,
         "heldout_after": heldout_after,
+        "environment": training_environment(config, module.policy),
         "stability": stability_figures(module.history),
         "history": module.history,
     }

@@ -79,5 +79,10 @@ def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server)
         assert 0 <= run.data.metrics["entropy_mask_frac"] <= 1 and "dual_clip_frac" in run.data.metrics
     assert len(client.get_metric_history(run.info.run_id, "entropy")) == 2
     assert run.data.params["loss.name"] == loss and "optim.lr" in run.data.params
+    # the numerical environment: env.* tags from the start, the same in summary.json
+    tags = {k.removeprefix("env."): v for k, v in run.data.tags.items() if k.startswith("env.")}
+    assert tags["device"] == "cpu" and tags["dtype"] == "float32" and tags["backend"] == "hf"
+    assert tags["data_parallel"] == "1" and tags["batch_size"] and tags["torch"] and tags["transformers"]
+    assert summary["environment"] == tags
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"summary.json", "config.yaml", "rollouts.jsonl", "reward_suspects.jsonl"} <= artifacts
