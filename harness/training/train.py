@@ -38,8 +38,8 @@ from harness.training.heldout import heldout_report
 from harness.training.progress import RLProgress
 from harness.training.rl_module import RLModule
 from harness.training.run_dir import RolloutLog, RunDirectory, shown_config
-from harness.training.run_logger import RunLogger
 from harness.training.run_environment import training_environment
+from harness.training.run_logger import RunLogger
 from harness.training.summary import print_train_summary, train_summary
 from harness.training.validation import ValidationCallback
 from harness.training.warmstart import load_or_warm_start

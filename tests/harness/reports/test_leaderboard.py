@@ -238,3 +238,37 @@ def test_strict_beside_lenient_and_the_grader_audit_line(empty_store, tmp_path, 
     assert "Grader audit: (the audit's line)" in markdown and "strict 55.0" in markdown
     assert "Grader audit: (the audit&#x27;s line)" in (tmp_path / "board" / "leaderboard.html").read_text()
     assert "Grader audit: (the audit's line)" in capsys.readouterr().out
+
+
+def test_rows_from_different_environments_are_named_and_the_8020_rule_is_a_row(empty_store, tmp_path):
+    uri, client = new_store(empty_store, tmp_path)
+    train = client.create_experiment("train")
+    cpu = {"env.device": "cpu", "env.dtype": "float32", "env.backend": "hf"}
+    gpu = {"env.device": "cuda", "env.dtype": "bfloat16", "env.backend": "hf"}
+    dapo = {"loss.name": "dapo"}
+    fake_run(client, train, dapo, 0, 0.6, 0.4, tags=cpu, extra=None)
+    fake_run(client, train, dapo, 1, 0.62, 0.4, tags=cpu)
+    rule = {**dapo, "algo.top_entropy_quantile": "0.2"}
+    fake_run(client, train, rule, 0, 0.7, 0.5, tags=gpu)
+    fake_run(client, train, {**dapo, "algo.top_entropy_quantile": "None"}, 2, 0.61, 0.4, tags=cpu)  # the rule off
+    lines = []
+    rows = leaderboard(uri, Filters(), str(tmp_path / "board"), log=lines.append)
+    labels = [r.label for r in rows]
+    assert labels == ["dapo() · tiny · 600 steps · top_entropy_quantile 0.2", "dapo() · tiny · 600 steps"]
+    assert rows[1].seeds == 3  # the runs with the rule off group with those logged before it existed
+    text = (tmp_path / "board" / "leaderboard.md").read_text()
+    assert (
+        "rows ran in different environments: device cuda (dapo() · tiny · 600 steps · top_entropy_quantile 0.2)" in text
+    )
+    assert "dtype bfloat16" in text and "float32 (dapo() · tiny · 600 steps)" in text
+    assert "rows ran in different environments" in lines[0]
+
+
+def test_rows_in_one_environment_get_no_environment_line(empty_store, tmp_path):
+    uri, client = new_store(empty_store, tmp_path)
+    train = client.create_experiment("train")
+    cpu = {"env.device": "cpu", "env.dtype": "float32"}
+    fake_run(client, train, GRPO, 0, 0.6, 0.4, tags=cpu)
+    fake_run(client, train, CE, 0, 0.7, 0.4, tags=cpu)
+    leaderboard(uri, Filters(), str(tmp_path / "board"), log=quiet)
+    assert "different environments" not in (tmp_path / "board" / "leaderboard.md").read_text()
