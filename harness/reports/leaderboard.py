@@ -12,7 +12,8 @@ benchmark an evaluation of the group's runs was tagged with (`harness eval --mod
 records the training run), avg@k in percent with the standard error (the runs' errors pooled)
 and the spread over seeds (math: lenient, with the strict-mode avg@k beside it); Avg is the mean of
 the runs' suite averages, or, for groups never evaluated on a suite, the held-out greedy accuracy
-after RL; then the held-out gain and the stability figures (logged by every run as `stability/*`).
+after RL; then the held-out gain and the stability figures (logged by every run as `stability/*`); the CSV
+and the page add maj@k and pass^k (mean over the row's evaluations and benchmarks, at the k they logged).
 Rows are ranked by Avg. Sweep trials and table runs are rows of their own, their source shown.
 The "group" column ranks with noise in mind (`harness.reports.board_groups`): rows whose interval of
 the difference to the leader covers 0 share its group 1, and so on; "vs leader" is that difference.
@@ -167,6 +168,22 @@ def _eval_cells(metrics_list: list[dict[str, float]]) -> dict[str, Cell]:
     return cells
 
 
+def _sample_metric_text(metrics_list: list[dict[str, float]], kind: str) -> str:
+    """maj@k or pass^k (`kind` maj_at / pass_hat) of a row: the mean over its evaluated runs and their benchmarks of
+    the primary metric's value at the largest k logged, in percent with that k ("61.0 @4"); "–" without one."""
+    values, ks = [], set()
+    for metrics in metrics_list:
+        for key, value in metrics.items():
+            parts = key.split("/")  # eval/<bench>/<metric>/<kind>_<k>
+            if len(parts) == 4 and parts[3].startswith(kind + "_") and not parts[2].endswith(STRICT_SUFFIX):
+                if is_finite(value):
+                    values.append(value)
+                    ks.add(parts[3].removeprefix(kind + "_"))
+    if not values:
+        return "–"
+    return f"{100 * statistics.fmean(values):.1f} @{'/'.join(sorted(ks, key=int))}"
+
+
 def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[list[TableRow], list[str], dict, dict]:
     """(ranked rows, benchmark columns, extra columns {header: {label: text}}, the runs of each row).
     Non-finite metrics are left out of every mean."""
@@ -180,7 +197,7 @@ def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[li
             if params.get(knob, off) != off:
                 key += ((knob, params[knob]),)
         groups.setdefault(key + (("source", _source(run)),), []).append(run)
-    rows, extra, members_of = [], {"source": {}, "held-out gain": {}}, {}
+    rows, extra, members_of = [], {"source": {}, "held-out gain": {}, "maj@k": {}, "pass^k": {}}, {}
     for key, members in groups.items():
         params = dict(key)
         label = _label(params) + ("" if params["source"] == "train" else f" [{params['source']}]")
@@ -210,6 +227,9 @@ def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[li
         members_of[label] = members
         extra["source"][label] = params["source"]
         extra["held-out gain"][label] = f"{100 * statistics.fmean(gains):+.1f}" if gains else "–"
+        evaluated = [evals[r.info.run_id] for r in members if r.info.run_id in evals]
+        extra["maj@k"][label] = _sample_metric_text(evaluated, "maj_at")  # majority vote of the k samples
+        extra["pass^k"][label] = _sample_metric_text(evaluated, "pass_hat")  # all k samples right
     rows.sort(key=lambda r: -r.cells["Avg"].mean if "Avg" in r.cells else math.inf)  # no Avg: last
     benchmarks = sorted({b for r in rows for b in r.cells if b != "Avg"})
     return rows, benchmarks, extra, members_of

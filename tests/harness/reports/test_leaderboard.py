@@ -21,7 +21,19 @@ GRPO, CE = {"loss.name": "grpo"}, {"loss.name": "ce_gppo", "loss.beta1": "0.5", 
 
 
 def fake_run(
-    client, experiment, loss, seed, heldout, entropy, *, tags=None, suite=None, steps="600", extra=None, strict=None
+    client,
+    experiment,
+    loss,
+    seed,
+    heldout,
+    entropy,
+    *,
+    tags=None,
+    suite=None,
+    steps="600",
+    extra=None,
+    strict=None,
+    eval_extra=None,
 ):
     run = client.create_run(experiment, tags=tags or {})
     run_id = run.info.run_id
@@ -42,6 +54,7 @@ def fake_run(
     if suite is not None:  # an evaluation of this run
         evaluation = client.create_run(experiment, tags={"harness.train_run_id": run_id})
         metrics = {"eval/arith/acc/avg_at_4": suite, "eval/arith/acc/stderr": 0.02, "eval/suite_avg": suite}
+        metrics |= eval_extra or {}
         if strict is not None:  # graded in both modes: the strict verdict's avg@k beside the lenient one
             metrics["eval/arith/acc_strict/avg_at_4"] = metrics["eval/suite_avg_strict"] = strict
         client.log_batch(evaluation.info.run_id, metrics=[Metric(k, v, 0, 0) for k, v in metrics.items()])
@@ -272,3 +285,20 @@ def test_rows_in_one_environment_get_no_environment_line(empty_store, tmp_path):
     fake_run(client, train, CE, 0, 0.7, 0.4, tags=cpu)
     leaderboard(uri, Filters(), str(tmp_path / "board"), log=quiet)
     assert "different environments" not in (tmp_path / "board" / "leaderboard.md").read_text()
+
+
+def test_maj_at_k_and_pass_hat_k_columns(empty_store, tmp_path):
+    uri, client = new_store(empty_store, tmp_path)
+    train = client.create_experiment("train")
+    for seed, (maj, hat) in enumerate([(0.70, 0.30), (0.80, 0.40)]):
+        votes = {"eval/arith/acc/maj_at_4": maj, "eval/arith/acc/pass_hat_4": hat, "eval/arith/acc_strict/maj_at_4": 0}
+        fake_run(client, train, GRPO, seed, 0.6, 0.4, suite=0.6, eval_extra=votes)
+    fake_run(client, train, CE, 0, 0.5, 0.4)  # not evaluated
+    leaderboard(uri, Filters(), str(tmp_path / "board"), log=quiet)
+    csv_text = (tmp_path / "board" / "leaderboard.csv").read_text()
+    header, *lines = csv_text.strip().splitlines()
+    assert header.endswith("maj@k,pass^k,group,vs leader")
+    grpo = next(line for line in lines if line.startswith("grpo"))
+    assert ",75.0 @4,35.0 @4," in grpo  # means over the two seeds, the strict verdict's maj@k left out
+    ce = next(line for line in lines if "ce_gppo" in line)
+    assert ",–,–," in ce
