@@ -8,8 +8,8 @@ section is in the report only when some evaluation has them (k > 1). Per benchma
 from __future__ import annotations
 
 import statistics
-from html import escape
 from dataclasses import dataclass
+from html import escape
 
 from harness.reports.table1.sections import BODY, ReportInputs, Section, register
 
