@@ -82,6 +82,11 @@ def test_the_training_config_declares_what_the_hand_lists_held():
         "rollout.behaviour_cap": 2.0,
         "rollout.worker_threads": 1,
         "rollout.worker_device": None,
+        # issue 31: the 80/20 rule and the mismatch corrections, off by default
+        "algo.top_entropy_quantile": None,
+        "rollout.mismatch": "none",
+        "rollout.mismatch_low": None,
+        "rollout.mismatch_high": None,
     }
 
 
