@@ -7,10 +7,11 @@
     loss = aggregate(out.per_token, mask, mode=loss_fn.default_agg)
 
 One file per loss (grpo, dapo, cispo, gspo, gppo, ce_gppo, entropy_reg, and the entropy-control
-rivals clip_cov, kl_cov, geo_mean (GMPO), sapo), each registered by name;
-`aggregate` is the only place where per-token losses are reduced. Around the losses: advantages
-(group-relative, DAPO filter and overlong shaping), KL estimators, schedules of a loss's
-coefficients (CE-GPPO's betas) and the token-quadrant / entropy-change diagnostics. What an update
+rivals clip_cov, kl_cov, geo_mean (GMPO), sapo, and ERC's grpo_erc / gppo_erc in erc.py), each
+registered by name; `aggregate` is the only place where per-token losses are reduced. Around the
+losses: advantages (group-relative, DAPO filter and overlong shaping), KL estimators, schedules of a
+loss's coefficients (CE-GPPO's betas), the token-quadrant / entropy-change diagnostics, and the 80/20
+rule's top-entropy token mask (top_entropy.py), which the trainer applies on top of any loss. What an update
 minimises is composed here too: `UpdateObjective` (algorithms.update_objective) = the loss weighted by
 an off-policy correction (algorithms.corrections: none, tis, decoupled, behaviour; one file each,
 registered by name) and aggregated, plus the NLL-on-positives and KL-to-reference terms. To add a
@@ -29,7 +30,7 @@ _EXPORTS = {
     "advantages": ("dynamic_sampling_filter", "group_advantages", "overlong_penalty"),
     "aggregation": ("AGG_MODES", "aggregate", "batch_counts", "check_agg_mode", "masked_mean"),
     "batch": ("LossOutput", "PolicyBatch"),
-    "corrections": ("CORRECTIONS", "OffPolicyCorrection", "get_correction", "register_correction"),
+    "corrections": ("CORRECTIONS", "MISMATCH_VARIANTS", "OffPolicyCorrection", "get_correction", "register_correction"),
     "kl": ("KL_ESTIMATORS", "kl_penalty"),
     "loss_registry": (
         "FLOAT32_SAFE_RANGE",
@@ -48,6 +49,7 @@ _EXPORTS = {
         "quadrant_stats",
     ),
     "schedules": ("SCHEDULE_KINDS", "CoefficientSchedule", "schedule_for"),
+    "top_entropy": ("check_top_entropy_quantile", "top_entropy_mask"),
     "update_objective": ("ObjectiveOutput", "UpdateObjective", "positive_nll", "reference_kl"),
 }
 
@@ -66,6 +68,7 @@ def _modules() -> dict[str, Any]:
         corrections,
         dapo,
         entropy_reg,
+        erc,
         geo_mean,
         gppo,
         grpo,
@@ -76,6 +79,7 @@ def _modules() -> dict[str, Any]:
         quadrants,
         sapo,
         schedules,
+        top_entropy,
         update_objective,
     )
 
@@ -100,6 +104,7 @@ __all__ = [
     "FLOAT32_SAFE_RANGE",
     "KL_ESTIMATORS",
     "LOSSES",
+    "MISMATCH_VARIANTS",
     "QUADRANTS",
     "SCHEDULE_KINDS",
     "CoefficientSchedule",
@@ -126,6 +131,8 @@ __all__ = [
     "positive_nll",
     "quadrant_stats",
     "clipped_token_counts",
+    "check_top_entropy_quantile",
+    "top_entropy_mask",
     "reference_kl",
     "register_correction",
     "register_loss",

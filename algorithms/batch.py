@@ -20,7 +20,8 @@ class PolicyBatch:
     behaviour policy (equal to `logp.detach()` on the first, on-policy pass); losses detach it.
     `advantages` may be per token [B, T] or per sequence [B] (broadcast over T). `mask` is 1 (or
     True) on response tokens that count and 0 on prompt / padding; masked positions may hold
-    anything, even -inf, and never reach a loss value or a gradient.
+    anything, even -inf, and never reach a loss value or a gradient. `old_entropy` is the entropy
+    of the old policy from the trainer's no-grad pass at the step's start (ERC's denominator).
     """
 
     logp: Tensor  # [B, T]
@@ -29,12 +30,13 @@ class PolicyBatch:
     mask: Tensor  # [B, T]
     ref_logp: Tensor | None = None  # [B, T], only for KL terms
     entropy: Tensor | None = None  # [B, T], only for entropy terms
+    old_entropy: Tensor | None = None  # [B, T] the old policy's entropy (no grad), only for ERC
 
     def __post_init__(self) -> None:
         shape = self.logp.shape
         if self.logp.dim() != 2:
             raise ValueError(f"logp must be [B, T], got shape {tuple(shape)}")
-        for name in ("old_logp", "mask", "ref_logp", "entropy"):
+        for name in ("old_logp", "mask", "ref_logp", "entropy", "old_entropy"):
             value = getattr(self, name)
             if value is not None and value.shape != shape:
                 raise ValueError(f"{name} must have logp's shape {tuple(shape)}, got {tuple(value.shape)}")

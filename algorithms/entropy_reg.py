@@ -63,6 +63,10 @@ class EntropyRegLoss:
     def schedulable(self) -> tuple[str, ...]:
         return self.base.schedulable
 
+    @property
+    def needs_old_entropy(self) -> bool:
+        return self.base.needs_old_entropy
+
     def coefficients(self) -> dict[str, float]:
         return self.base.coefficients()
 

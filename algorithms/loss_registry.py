@@ -15,9 +15,11 @@ probe a loss with `hasattr`:
                          (CE-GPPO: beta1, beta2)
     coefficients()       {name: current value} of those coefficients (logged every step)
     with_coefficients()  a copy with new values for them (re-runs the range checks)
+    needs_old_entropy    True when the loss reads batch.old_entropy (ERC): the trainer then runs a
+                         no-grad pass over the step's rows for it before the first update
 
 `register_loss` gives a class that declares none of them the defaults: no token clip, nothing
-schedulable. A wrapping loss (`entropy_reg`) forwards all four to the loss it wraps.
+schedulable. A wrapping loss (`entropy_reg`) forwards them all to the loss it wraps.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class PolicyLoss(Protocol):
     name: str
     default_agg: str
     schedulable: tuple[str, ...]
+    needs_old_entropy: bool
 
     def __call__(self, batch: PolicyBatch) -> LossOutput: ...
 
@@ -66,6 +69,7 @@ def _with_coefficients(self, **values: float):
 
 _DEFAULT_CAPABILITIES = {
     "schedulable": (),
+    "needs_old_entropy": False,
     "clip_bounds": property(_no_token_clip),
     "coefficients": _coefficients,
     "with_coefficients": _with_coefficients,

@@ -17,6 +17,8 @@ LOSS_NAMES: tuple[str, ...] = (
     "clip_cov",
     "dapo",
     "entropy_reg",
+    "grpo_erc",
+    "gppo_erc",
     "geo_mean",
     "gppo",
     "grpo",
@@ -52,3 +54,15 @@ def float32_safe(value: float) -> bool:
     """Whether `value` (and 1/value) stays finite and normal in float32: 0, or |value| in [1e-30, 1e30]."""
     size = abs(value)
     return size == 0.0 or FLOAT32_SAFE_MIN <= size <= FLOAT32_SAFE_MAX
+
+
+MISMATCH_VARIANTS: tuple[str, ...] = (
+    "token_truncate",
+    "token_mask",
+    "sequence_truncate",
+    "sequence_mask",
+    "geometric_mask",
+    "icepop",
+)
+"""The variants of rollout.mismatch, besides "none": algorithms.corrections.mismatch's, stated here without torch
+(tests/algorithms/test_registry.py checks the two lists are the same)."""

@@ -40,6 +40,7 @@ from algorithms.names import (
     FLOAT32_SAFE_RANGE,
     KL_ESTIMATOR_NAMES,
     LOSS_NAMES,
+    MISMATCH_VARIANTS,
     float32_safe,
     unknown_loss,
 )
@@ -67,6 +68,7 @@ FSDP = Applies("run.strategy", "=", "fsdp")
 VLLM = Applies("rollout.backend", "=", "vllm")
 ASYNC_RL = "abb714f"  # the commit that added asynchronous rollouts: `since` of their keys
 WARM_SCHEDULE = "7eac9e1"  # the commit that added the warm start's schedule keys (issue 32): `since` of their keys
+ISSUE_31 = "issue-31"  # the branch that added the 80/20 rule and the mismatch corrections (after 39eb2e8)
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,16 @@ class RolloutConfig:
     tis_cap: float | None = param(None, ge=1, applies=SYNCHRONOUS)
     """Train/inference mismatch: null keeps the trainer's old log-probs as they are; C weights each token's
     loss by min(pi_old / pi_engine, C) from the engine's sampling log-probs (truncated importance sampling)."""
+    mismatch: Literal[("none", *MISMATCH_VARIANTS)] = param("none", since=ISSUE_31)
+    """Train/inference mismatch correction from the sampling log-probs, on fresh (vLLM, hf) and stale rollouts alike
+    (algorithms.corrections.mismatch): none; token_truncate, token_mask, sequence_truncate, sequence_mask
+    (per-token or whole-sequence pi_prox / pi_engine, truncated at mismatch_high or masked outside the bounds),
+    icepop (tokens outside the bounds masked, the others weighted), geometric_mask (sequences whose geometric-mean
+    ratio leaves the bounds masked). With staleness it replaces decoupled's weight."""
+    mismatch_low: float | None = param(None, gt=0, le=1, since=ISSUE_31)
+    """rollout.mismatch's lower bound (null: 1 / mismatch_high; icepop 0.5)."""
+    mismatch_high: float | None = param(None, ge=1, since=ISSUE_31)
+    """rollout.mismatch's upper bound (null: 2; geometric_mask 1.001; icepop 5)."""
     staleness: int = param(0, ge=0, since=ASYNC_RL)
     """Asynchronous RL (see harness.training.async_rollout): 0 rolls out, then updates, one after the other;
     K >= 1 lets a rollout worker process generate the next K steps' batches while the trainer updates, each by
@@ -217,6 +229,10 @@ class AlgoConfig:
     positive_nll_coef: float = param(0.0, ge=0)
     """Weight of an NLL term on the rewarded responses (graded correct, reward == reward.correct), reduced like the
     policy loss and added to it; the official CE-GPPO recipe uses 0.1 (verl's actor.positive_loss_coeff)."""
+    top_entropy_quantile: float | None = param(None, gt=0, le=1, since=ISSUE_31)
+    """The 80/20 rule (arXiv 2506.01939, TRL's top_entropy_quantile): the share of each step's response tokens,
+    those of highest entropy under the policy at the step's start, that keep the policy gradient (0.2 in the
+    paper; null: all tokens). The others stay in the loss's denominator with value 0."""
     ppo_epochs: int = param(1, ge=1)
     """Passes over each rollout batch."""
     mini_batches: int = param(8, ge=1)
@@ -330,6 +346,17 @@ class TrainConfig:
             raise ConfigError(
                 f"rollout.gen_batch_prompts={gen} is below rollout.prompts_per_step={self.rollout.prompts_per_step}; "
                 "a generation batch must be able to fill the step"
+            )
+        rollout = self.rollout
+        if rollout.mismatch != "none" and rollout.tis_cap is not None:
+            raise ConfigError(
+                f"rollout.tis_cap={rollout.tis_cap} and rollout.mismatch={rollout.mismatch} are two corrections of the "
+                "same mismatch; keep one (tis_cap C is mismatch=token_truncate with mismatch_high=C)"
+            )
+        if rollout.mismatch != "none" and rollout.staleness and rollout.staleness_correction == "behaviour":
+            raise ConfigError(
+                f"rollout.mismatch={rollout.mismatch} weights pi_prox / pi_behaviour, but "
+                "rollout.staleness_correction=behaviour has no pi_prox; use staleness_correction=decoupled"
             )
         if self.rollout.staleness and self.run.strategy == "fsdp":
             raise ConfigError("rollout.staleness >= 1 works with run.strategy auto or ddp, not fsdp")

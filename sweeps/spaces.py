@@ -186,6 +186,23 @@ def kl_cov() -> SearchSpace:
     )
 
 
+@register_space
+def gppo_erc() -> SearchSpace:
+    """ERC (gppo_erc): the entropy-ratio band (entropy_mask_low, entropy_mask_high) outside which a token gets no
+    gradient. The released recipes use 0.95 / 1.05, the code's config 0.8 / 1.2; the grid spans both."""
+    return SearchSpace(
+        "gppo_erc",
+        "gppo_erc",
+        (
+            Param("loss.entropy_mask_low", 0.7, 0.99, doc="lower bound of the entropy ratio H / H_old"),
+            Param("loss.entropy_mask_high", 1.01, 1.3, doc="upper bound of the entropy ratio H / H_old"),
+            LEARNING_RATE,
+        ),
+        grid={"loss.entropy_mask_low": (0.8, 0.9, 0.95), "loss.entropy_mask_high": (1.05, 1.1, 1.2)},
+        doc=gppo_erc.__doc__,
+    )
+
+
 SPACES: tuple[str, ...] = tuple(_SPACES)
 
 

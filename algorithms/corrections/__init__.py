@@ -16,6 +16,8 @@ denominator of its ratio), and which detached per-token weight multiplies the lo
     tis         old = pi_prox, w = min(pi_prox / pi_behav, C)    (train/inference mismatch, Yao et al. 2025)
     decoupled   old = pi_prox, w = min(pi_prox / pi_behav, C)    (stale rollouts, AReaL: Fu et al. 2025)
     behaviour   old = pi_behav, no weight                        (stale rollouts, clip against the generator)
+    mismatch    old = pi_prox, w by variant: token / sequence x truncate / mask, geometric_mask, icepop
+                (train/inference mismatch and stale rollouts alike; mismatch.py)
 
 Pure tensor maths like the losses: no config, no I/O. Every module of this folder is imported
 below and registers its correction, so adding one is one new file (a frozen dataclass decorated
@@ -30,6 +32,16 @@ from .correction_registry import OffPolicyCorrection, get_correction, register_c
 for _module in pkgutil.iter_modules(__path__):
     importlib.import_module(f"{__name__}.{_module.name}")  # each correction registers itself
 
+from .mismatch import MISMATCH_VARIANTS, mismatch_bounds  # noqa: E402
+
 CORRECTIONS: tuple[str, ...] = registered_corrections()
 
-__all__ = ["CORRECTIONS", "OffPolicyCorrection", "get_correction", "register_correction", "registered_corrections"]
+__all__ = [
+    "CORRECTIONS",
+    "MISMATCH_VARIANTS",
+    "mismatch_bounds",
+    "OffPolicyCorrection",
+    "get_correction",
+    "register_correction",
+    "registered_corrections",
+]

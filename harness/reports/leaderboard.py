@@ -6,16 +6,20 @@
 
 A group is one algorithm with one set of hyper-parameters on one model for one number of steps
 (the run params `loss.*`, `model.name`, `run.steps`, and `rollout.staleness` where it is not 0: a
-synchronous run groups with those logged before the knob existed); its runs are its seeds. Columns: for every
+synchronous run groups with those logged before the knob existed; likewise algo.top_entropy_quantile and
+rollout.mismatch where set); its runs are its seeds. Columns: for every
 benchmark an evaluation of the group's runs was tagged with (`harness eval --model <run dir>`
 records the training run), avg@k in percent with the standard error (the runs' errors pooled)
 and the spread over seeds (math: lenient, with the strict-mode avg@k beside it); Avg is the mean of
 the runs' suite averages, or, for groups never evaluated on a suite, the held-out greedy accuracy
-after RL; then the held-out gain and the stability figures (logged by every run as `stability/*`).
+after RL; then the held-out gain and the stability figures (logged by every run as `stability/*`); the CSV
+and the page add maj@k and pass^k (mean over the row's evaluations and benchmarks, at the k they logged).
 Rows are ranked by Avg. Sweep trials and table runs are rows of their own, their source shown.
 The "group" column ranks with noise in mind (`harness.reports.board_groups`): rows the Holm-corrected
 test cannot tell from the leader share its group 1, and so on; "vs leader" is that difference.
-Above the table, the grader audit's line (`harness grader-audit`).
+Above the table, the grader audit's line (`harness grader-audit`), and, when the rows' scores came from
+different numerical environments (env.* tags: device, dtype, backend, parallel sizes, versions; see
+harness.common.environment), one line saying which rows differ in what.
 
 Only reads: a store that does not exist is refused (nothing is created). A metric that is NaN or
 infinite (a run that diverged) is left out of every mean, the page says how many values were,
@@ -34,6 +38,7 @@ from pathlib import Path
 
 from benchmarks.grading.grader_audit import audit_line
 from benchmarks.results_table import STRICT_SUFFIX
+from harness.common.environment import describe_differences, environment_from_tags
 from harness.common.files import atomic_write_text
 from harness.common.uris import redact
 from harness.reports.render.html import html_page
@@ -43,6 +48,8 @@ from harness.tracking import RetryingClient, check_store, search_tagged
 
 EVAL_TAG = "harness.train_run_id"
 GROUP_PARAMS = ("model.name", "run.steps")
+# options that apply on top of any loss, as run params -> their "off" value: a run that sets one is a row of its own
+OPTION_PARAMS = {"algo.top_entropy_quantile": "None", "rollout.mismatch": "none"}
 TOP = 6  # rows drawn in the figures
 EPOCH = dt.date(1970, 1, 2)  # local midnight of an earlier date may lie before the epoch
 
@@ -80,7 +87,24 @@ def _label(params: dict[str, str]) -> str:
     inner = ", ".join(f"{k}={v}" for k, v in sorted(loss.items()))
     name = params.get("loss.name", "?") + (f"({inner})" if inner else "")
     stale = f" · staleness {params['rollout.staleness']}" if "rollout.staleness" in params else ""
-    return f"{name} · {params.get('model.name', '?')} · {params.get('run.steps')} steps" + stale
+    options = "".join(f" · {knob.split('.')[1]} {params[knob]}" for knob in OPTION_PARAMS if knob in params)
+    return f"{name} · {params.get('model.name', '?')} · {params.get('run.steps')} steps" + stale + options
+
+
+def row_environments(members: dict[str, list], evaluation_runs: dict) -> dict[str, dict[str, str]]:
+    """label -> the numerical environment (env.* tags) its scores came from: each run's evaluation where it has one,
+    else the training run. A row whose runs disagree is listed once per run ("label [run id]")."""
+    environments: dict[str, dict[str, str]] = {}
+    for label, runs in members.items():
+        found = {}
+        for run in runs:
+            source = evaluation_runs.get(run.info.run_id, run)
+            found[run.info.run_id[:8]] = environment_from_tags(source.data.tags)
+        if len({tuple(sorted(env.items())) for env in found.values()}) == 1:
+            environments[label] = next(iter(found.values()))
+        else:
+            environments.update({f"{label} [{run_id}]": env for run_id, env in found.items()})
+    return environments
 
 
 def _source(run) -> str:
@@ -145,6 +169,22 @@ def _eval_cells(metrics_list: list[dict[str, float]]) -> dict[str, Cell]:
     return cells
 
 
+def _sample_metric_text(metrics_list: list[dict[str, float]], kind: str) -> str:
+    """maj@k or pass^k (`kind` maj_at / pass_hat) of a row: the mean over its evaluated runs and their benchmarks of
+    the primary metric's value at the largest k logged, in percent with that k ("61.0 @4"); "–" without one."""
+    values, ks = [], set()
+    for metrics in metrics_list:
+        for key, value in metrics.items():
+            parts = key.split("/")  # eval/<bench>/<metric>/<kind>_<k>
+            if len(parts) == 4 and parts[3].startswith(kind + "_") and not parts[2].endswith(STRICT_SUFFIX):
+                if is_finite(value):
+                    values.append(value)
+                    ks.add(parts[3].removeprefix(kind + "_"))
+    if not values:
+        return "–"
+    return f"{100 * statistics.fmean(values):.1f} @{'/'.join(sorted(ks, key=int))}"
+
+
 def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[list[TableRow], list[str], dict, dict]:
     """(ranked rows, benchmark columns, extra columns {header: {label: text}}, the runs of each row).
     Non-finite metrics are left out of every mean."""
@@ -154,8 +194,11 @@ def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[li
         key = tuple(sorted((k, v) for k, v in params.items() if k.startswith("loss.") or k in GROUP_PARAMS))
         if params.get("rollout.staleness", "0") != "0":  # asynchronous runs apart; synchronous ones as before
             key += (("rollout.staleness", params["rollout.staleness"]),)
+        for knob, off in OPTION_PARAMS.items():  # options on top of any loss: apart when set
+            if params.get(knob, off) != off:
+                key += ((knob, params[knob]),)
         groups.setdefault(key + (("source", _source(run)),), []).append(run)
-    rows, extra, members_of = [], {"source": {}, "held-out gain": {}}, {}
+    rows, extra, members_of = [], {"source": {}, "held-out gain": {}, "maj@k": {}, "pass^k": {}}, {}
     for key, members in groups.items():
         params = dict(key)
         label = _label(params) + ("" if params["source"] == "train" else f" [{params['source']}]")
@@ -185,6 +228,9 @@ def leaderboard_rows(runs: list, evals: dict[str, dict[str, float]]) -> tuple[li
         members_of[label] = members
         extra["source"][label] = params["source"]
         extra["held-out gain"][label] = f"{100 * statistics.fmean(gains):+.1f}" if gains else "–"
+        evaluated = [evals[r.info.run_id] for r in members if r.info.run_id in evals]
+        extra["maj@k"][label] = _sample_metric_text(evaluated, "maj_at")  # majority vote of the k samples
+        extra["pass^k"][label] = _sample_metric_text(evaluated, "pass_hat")  # all k samples right
     rows.sort(key=lambda r: -r.cells["Avg"].mean if "Avg" in r.cells else math.inf)  # no Avg: last
     benchmarks = sorted({b for r in rows for b in r.cells if b != "Avg"})
     return rows, benchmarks, extra, members_of
@@ -258,6 +304,9 @@ def leaderboard(uri: str, filters: Filters, output_dir: str, log=print) -> list[
             f"; {left_out} non-finite metric values (NaN or inf) of {of_runs} runs left out of every mean "
             "(–: no finite value)"
         )
+    differing = describe_differences(row_environments({r.label: members[r.label] for r in rows}, evaluation_runs))
+    if differing:  # hardware, precision and parallelism move scores: say so where rows are compared
+        setup += f"; {differing}"
     audit = audit_line()  # the grader every evaluation here was scored with, audited (cached per version)
     under = f"\n{grouping}\n" if grouping else ""
     # each file goes to a temporary sibling renamed over its name: a symlink there is replaced, never written through

@@ -16,6 +16,11 @@ Log-probabilities and entropies are always those of the distribution the rollout
 from: the logits are divided by `rollout.temperature` (as verl's and torchtune's actors do), for
 the old, the current and the reference policy alike.
 
+When the loss reads the old policy's entropy (ERC) or algo.top_entropy_quantile is set (the 80/20 rule),
+one no-grad pass over all the step's rows before the first update gives pi_prox's log-probs and
+entropies at once; the 80/20 mask is computed from them once per step and multiplies the per-token
+weights (algorithms.top_entropy). Otherwise the scoring goes as follows.
+
 The loss's old policy is the off-policy correction's choice (algorithms.corrections, picked once by
 harness.training.update_rules): the sampling log-probs that came with the rollouts, or the trainer's
 own before the first update (pi_prox). Those are scored once: the policy has not moved before the
@@ -34,7 +39,7 @@ import math
 
 import torch
 
-from algorithms import PolicyBatch, PolicyLoss, UpdateObjective, batch_counts
+from algorithms import PolicyBatch, PolicyLoss, UpdateObjective, batch_counts, top_entropy_mask
 from harness.common.processes import raise_if_terminated
 from harness.rollout.engine import Rollouts
 from harness.training.logprobs import response_logprobs
@@ -59,15 +64,35 @@ class PolicyUpdate:
     @torch.no_grad()
     def score(self, model, batch: UpdateBatch) -> torch.Tensor:
         """log-probs [K, T] of the response tokens under `model` at the sampling temperature."""
-        logp, _ = response_logprobs(
+        return self.score_with_entropy(model, batch, with_entropy=False)[0]  # [K, T]
+
+    @torch.no_grad()
+    def score_with_entropy(self, model, batch: UpdateBatch, with_entropy: bool = True):
+        """(log-probs [K, T], entropies [K, T] over the whole vocabulary, or None) under `model` at the sampling
+        temperature."""
+        return response_logprobs(
             model,
             batch.input_ids,
             batch.attention_mask,
             batch.prompt_length,
             chunk=self.config.algo.logprob_chunk,
+            with_entropy=with_entropy,
             temperature=self.config.rollout.temperature,
         )
-        return logp  # [K, T]
+
+    def with_step_entropy(self, batch: UpdateBatch, loss_fn: PolicyLoss, metrics: StepMetrics):
+        """(batch with old_entropy and the 80/20 gate, pi_prox log-probs [K, T]) from one no-grad pass over all
+        rows before any update, or (batch, None) when neither the loss (ERC) nor algo.top_entropy_quantile
+        needs the old policy's entropy."""
+        quantile = self.config.algo.top_entropy_quantile
+        if not loss_fn.needs_old_entropy and quantile is None:
+            return batch, None
+        proximal, old_entropy = self.score_with_entropy(self.host.policy, batch)  # [K, T], [K, T]
+        gate = None
+        if quantile is not None:  # once per step, over all of this rank's response tokens
+            gate = top_entropy_mask(old_entropy, batch.mask, quantile).to(batch.mask.dtype)  # [K, T]
+            metrics.add_scalar("top_entropy_masked_frac", (batch.mask - gate).sum(), batch.mask.sum())
+        return dataclasses.replace(batch, old_entropy=old_entropy, entropy_gate=gate), proximal
 
     def __call__(self, batch: UpdateBatch, loss_fn: PolicyLoss, metrics: StepMetrics) -> int:
         """ppo_epochs x mini_batches optimizer updates on a non-empty batch; returns the tokens processed."""
@@ -82,6 +107,10 @@ class PolicyUpdate:
         size = max(1, math.ceil(n_rows / algo.mini_batches))
         minis = [torch.arange(start, min(start + size, n_rows)) for start in range(0, n_rows, size)]
         old_logp = batch.engine_logp if correction.old_policy == "behaviour" else None  # [K, T] once known
+        batch, proximal = self.with_step_entropy(batch, loss_fn, metrics)  # proximal: None without that pass
+        if proximal is not None:
+            self.log_correction(batch, proximal, loss_fn, metrics)
+            old_logp = proximal if old_logp is None else old_logp
         score_rest = old_logp is None and n_rows > size
         rest = self.score(host.policy, batch.rows(torch.arange(size, n_rows))) if score_rest else None
         tokens = 0
@@ -90,7 +119,7 @@ class PolicyUpdate:
                 raise_if_terminated()
                 mini_old = None if old_logp is None else old_logp[rows]
                 loss_value, grad_norm, fresh_logp = self.one_update(batch.rows(rows), mini_old, objective, metrics)
-                if epoch == 0 and index == 0:
+                if epoch == 0 and index == 0 and proximal is None:
                     # the first forward (and the rows scored before it) is pi_prox, the policy at the step's start
                     proximal = fresh_logp if rest is None else torch.cat([fresh_logp, rest])  # [k, T]
                     self.log_correction(batch.rows(torch.arange(len(proximal))), proximal, loss_fn, metrics)
@@ -139,10 +168,16 @@ class PolicyUpdate:
             )  # [m, T], [m, T]
             fresh.append(logp.detach())
             old = logp.detach() if old_logp is None else old_logp[start : start + len(micro)]  # [m, T]
-            policy_batch = PolicyBatch(logp, old, micro.advantages, micro.mask, micro.ref_logp, entropy)
+            # no pass at the step's start (one_update called alone): the policy has not moved, H_old = H
+            old_entropy = micro.old_entropy if micro.old_entropy is not None else entropy.detach()  # [m, T]
+            policy_batch = PolicyBatch(
+                logp, old, micro.advantages, micro.mask, micro.ref_logp, entropy, old_entropy=old_entropy
+            )
             weights = None
             if micro.engine_logp is not None:  # the correction's per-token weights, e.g. min(pi_prox / pi_behav, C)
                 weights = self.correction.weights(old, micro.engine_logp, micro.mask)  # [m, T] or None
+            if micro.entropy_gate is not None:  # 80/20 rule: no policy gradient outside the top-entropy tokens
+                weights = micro.entropy_gate if weights is None else weights * micro.entropy_gate  # [m, T]
             positive_mask = micro.positive_mask if micro.positive is not None else None  # [m, T]
             out = objective(policy_batch, counts, weights, positive_mask, positive_counts)
             weight = float(micro.mask.sum())

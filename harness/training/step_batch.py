@@ -95,8 +95,8 @@ def collect_step_rollouts(config, task, tokenizer, backend, position: int, rank:
         rollout.temperature,
         rollout.top_p,
         seed=step_seed(config.run.seed, position, rank),
-        # the sampling log-probs: for truncated importance sampling, and as the behaviour policy's (async)
-        logprobs=rollout.tis_cap is not None or rollout.staleness > 0,
+        # the sampling log-probs: for the mismatch corrections (tis_cap, mismatch), and as the behaviour policy
+        logprobs=rollout.tis_cap is not None or rollout.mismatch != "none" or rollout.staleness > 0,
         # with staleness, the behaviour policy as the trainer scores it (algorithms.corrections)
         raw_logprobs=rollout.staleness > 0,
     )

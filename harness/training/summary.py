@@ -12,6 +12,14 @@
     skipped_updates   updates skipped because the loss or the gradient was not finite
     steps_without_update  steps that updated nothing: dynamic sampling kept no group
     clip_frac_low / clip_frac_high   mean share of tokens clipped below 1-eps_low (A<0) / above 1+eps_high (A>0)
+
+and, only for runs whose loss or options have the mechanism, the mean share of tokens each other
+masking / clipping mechanism took out, one figure each (ERC masks far more than PPO's clip does):
+
+    dual_clip_frac           capped by the dual clip (A<0, r > c)
+    entropy_mask_frac        outside ERC's entropy-ratio band (grpo_erc, gppo_erc)
+    top_entropy_masked_frac  outside the 80/20 rule's top-entropy share (algo.top_entropy_quantile)
+    cov_clip_frac / kl_cov_frac  selected by Clip-Cov / KL-Cov's covariance rule
 """
 
 from __future__ import annotations
@@ -22,9 +30,11 @@ from pathlib import Path
 
 from harness.common.uris import redact, sqlite_path, sqlite_url
 from harness.training.run_dir import shown_config
+from harness.training.run_environment import training_environment
 from harness.training.warmstart import starting_policy, starting_policy_label
 
 SPIKE_FACTOR = 5.0
+MECHANISM_SHARES = ("dual_clip_frac", "entropy_mask_frac", "top_entropy_masked_frac", "cov_clip_frac", "kl_cov_frac")
 
 
 def tail_length(steps: int) -> int:
@@ -56,6 +66,9 @@ def stability_figures(history: list[dict]) -> dict[str, float]:
     for side in ("low", "high"):
         values = column(f"clip_frac_{side}")
         figures[f"clip_frac_{side}"] = statistics.fmean(values) if values else float("nan")
+    for name in MECHANISM_SHARES:
+        if column(name):
+            figures[name] = statistics.fmean(column(name))
     return figures
 
 
@@ -75,6 +88,7 @@ def train_summary(config, module, logger, run_dir, warm_info, heldout_after: dic
         "starting_policy": starting_policy(config, warm_info),
         "heldout_before": module.heldout_before,
         "heldout_after": heldout_after,
+        "environment": training_environment(config, module.policy),
         "stability": stability_figures(module.history),
         "history": module.history,
     }

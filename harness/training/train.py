@@ -23,6 +23,7 @@ import lightning as L
 import torch
 from lightning.pytorch.utilities import rank_zero_only
 
+from harness.common.environment import environment_tags
 from harness.common.errors import ConfigError
 from harness.common.files import atomic_directory, atomic_write_text, finite_or_null, naming
 from harness.common.uris import MASK, redact
@@ -39,6 +40,7 @@ from harness.training.peer_failure import peer_failure
 from harness.training.progress import RLProgress
 from harness.training.rl_module import RLModule
 from harness.training.run_dir import RolloutLog, RunDirectory, shown_config
+from harness.training.run_environment import training_environment
 from harness.training.run_logger import RunLogger
 from harness.training.summary import print_train_summary, train_summary
 from harness.training.validation import ValidationCallback
@@ -286,6 +288,8 @@ def train(
                 logger.reopen()
             else:
                 run_dir.write_state(config.run.tracking_uri, config.run.experiment, logger.run_id)
+                for key, value in environment_tags(training_environment(config, policy)).items():
+                    logger.experiment.set_tag(logger.run_id, key, value)  # env.*: beside every score
                 logger.log_hyperparams({**flatten(shown_config(config)), **flatten({"starting_policy": identity})})
                 run_dir.write_config(config)
                 module.heldout_before = heldout_report(module.policy, module.tokenizer, task, config.rollout)

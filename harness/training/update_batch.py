@@ -4,11 +4,13 @@ Built from the step's kept rollouts (`UpdateBatch.from_rollouts`), then split in
 micro-batches with `rows`. `engine_logp` holds the rollout engine's sampling log-probs when the trainer
 asked for them: for truncated importance sampling (rollout.tis_cap), or, with rollout.staleness >= 1,
 the behaviour policy's log-probs recorded by the rollout worker; the off-policy correction
-(algorithms.corrections) says what the loss makes of them.
+(algorithms.corrections) says what the loss makes of them. `old_entropy` and `entropy_gate` come from
+the trainer's no-grad pass at the step's start, when the loss (ERC) or algo.top_entropy_quantile needs them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import torch
@@ -28,6 +30,8 @@ class UpdateBatch:
     ref_logp: torch.Tensor | None = None  # [K, T] reference policy (KL penalty), None without one
     engine_logp: torch.Tensor | None = None  # [K, T] the rollout engine's sampling log-probs, if asked for
     positive: torch.Tensor | None = None  # [K] bool: rewarded rows (the NLL-on-positives term), if used
+    old_entropy: torch.Tensor | None = None  # [K, T] the policy's entropy at the step's start (ERC, 80/20 rule)
+    entropy_gate: torch.Tensor | None = None  # [K, T] float: 1 on the top-entropy tokens (80/20 rule), if used
 
     @staticmethod
     def from_rollouts(
@@ -55,13 +59,9 @@ class UpdateBatch:
 
     def rows(self, index: torch.Tensor) -> UpdateBatch:
         """The sub-batch of the given row indices (a [k] long tensor)."""
-        return UpdateBatch(
-            self.input_ids[index],
-            self.attention_mask[index],
-            self.prompt_length,
-            self.mask[index],
-            self.advantages[index],
-            None if self.ref_logp is None else self.ref_logp[index],
-            None if self.engine_logp is None else self.engine_logp[index],
-            None if self.positive is None else self.positive[index],
-        )
+        sliced = {
+            f.name: value if value is None or f.name == "prompt_length" else value[index]
+            for f in dataclasses.fields(self)
+            for value in (getattr(self, f.name),)
+        }
+        return UpdateBatch(**sliced)

@@ -19,7 +19,13 @@ from harness.schema import RolloutConfig, TrainConfig
 def correction_for(rollout: RolloutConfig) -> OffPolicyCorrection:
     """Stale rollouts (rollout.staleness >= 1): rollout.staleness_correction, `decoupled` truncated at
     rollout.behaviour_cap or `behaviour`. Fresh ones: `tis` truncated at rollout.tis_cap when it is set
-    (the engine's sampling log-probs come with the rollouts), else `none`."""
+    (the engine's sampling log-probs come with the rollouts), else `none`. rollout.mismatch, when set, is the
+    correction on both paths (`mismatch` with its variant and bounds; with staleness it replaces decoupled's
+    weight, the ratio pi_prox / pi_behaviour being the same)."""
+    if rollout.mismatch != "none":
+        return get_correction(
+            "mismatch", variant=rollout.mismatch, low=rollout.mismatch_low, high=rollout.mismatch_high
+        )
     if rollout.staleness:
         if rollout.staleness_correction == "decoupled":
             return get_correction("decoupled", cap=rollout.behaviour_cap)

@@ -65,7 +65,8 @@ def _random_batch(
     shape = (B,) if per_seq_adv else (B, T)
     adv = torch.randn(shape, generator=gen, dtype=torch.float64)
     ent = torch.rand(B, T, generator=gen, dtype=torch.float64).requires_grad_() if entropy else None
-    return PolicyBatch(logp=logp, old_logp=old_logp, advantages=adv, mask=mask, entropy=ent)
+    old_ent = ent.detach().clone() if entropy else None  # the policy's entropy has not moved yet (ERC)
+    return PolicyBatch(logp=logp, old_logp=old_logp, advantages=adv, mask=mask, entropy=ent, old_entropy=old_ent)
 
 
 @pytest.fixture(autouse=True)

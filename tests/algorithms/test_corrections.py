@@ -23,8 +23,8 @@ def figures(correction, clip_bounds=CLIP, advantages=ADV):
     return {k: float(v) for k, v in correction.metrics(PROX, BEHAV, MASK, advantages, clip_bounds).items()}
 
 
-def test_the_four_corrections_are_registered():
-    assert set(CORRECTIONS) == {"none", "tis", "decoupled", "behaviour"}
+def test_the_five_corrections_are_registered():
+    assert set(CORRECTIONS) == {"none", "tis", "decoupled", "behaviour", "mismatch"}
 
 
 @pytest.mark.parametrize(

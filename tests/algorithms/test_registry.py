@@ -14,7 +14,7 @@ CLIP_METRICS = {"clip_frac", "clip_frac_high", "clip_frac_low", "ppo_kl", "ratio
 def test_registered_names():
     assert set(LOSSES) == {
         *("grpo", "dapo", "cispo", "gspo", "gppo", "ce_gppo", "entropy_reg"),
-        *("clip_cov", "kl_cov", "geo_mean", "sapo"),
+        *("clip_cov", "kl_cov", "geo_mean", "sapo", "grpo_erc", "gppo_erc"),
     }
     assert all(get_loss(name).name == name for name in LOSSES)
 
@@ -187,3 +187,10 @@ def test_a_wrapped_loss_keeps_clip_bounds_and_schedule_of_its_base():
     moved = wrapped.with_coefficients(beta1=0.0)
     assert moved.name == "entropy_reg" and moved.coef == 0.003 and moved.base.beta1 == 0.0
     assert get_loss("entropy_reg", base="gspo").clip_bounds is None
+
+
+def test_the_mismatch_variants_the_config_offers_are_the_corrections_own():
+    from algorithms.corrections.mismatch import MISMATCH_VARIANTS as OWN
+    from algorithms.names import MISMATCH_VARIANTS
+
+    assert MISMATCH_VARIANTS == OWN

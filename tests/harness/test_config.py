@@ -73,6 +73,18 @@ def test_int_promotes_to_float_but_not_the_reverse():
         ({"reward.correct": -1e35}, "reward.correct=-1e+35 is out of float32's safe range"),
         ({"optim.lr": 1e-40}, "optim.lr=1e-40 is out of float32's safe range"),
         ({"loss": "sapo", "loss.tau_pos": 1e300}, "loss sapo: tau_pos=1e+300 is out of float32's safe range"),
+        (
+            {"rollout.mismatch": "seq"},
+            "rollout.mismatch='seq' is not allowed; allowed: one of 'none', 'token_truncate'",
+        ),
+        ({"rollout.mismatch_high": 0.5}, "rollout.mismatch_high=0.5 is out of range; allowed: >= 1"),
+        ({"rollout.mismatch": "icepop", "rollout.tis_cap": 2.0}, "keep one (tis_cap C is mismatch=token_truncate"),
+        (
+            {"rollout.mismatch": "icepop", "rollout.staleness": 1, "rollout.staleness_correction": "behaviour"},
+            "use staleness_correction=decoupled",
+        ),
+        ({"algo.top_entropy_quantile": 0.0}, "algo.top_entropy_quantile=0.0 is out of range; allowed: > 0 and <= 1"),
+        ({"loss": "gppo_erc", "loss.entropy_mask_low": 1.2}, "entropy_mask_low must be in [0, 1)"),
     ],
 )
 def test_bad_values_name_key_value_and_allowed(overrides, message):

@@ -88,6 +88,11 @@ def test_the_training_config_declares_what_the_hand_lists_held():
         "warmstart.min_lr_ratio": 1.0,
         "warmstart.grad_clip": None,
         "warmstart.threads": None,
+        # issue 31: the 80/20 rule and the mismatch corrections, off by default
+        "algo.top_entropy_quantile": None,
+        "rollout.mismatch": "none",
+        "rollout.mismatch_low": None,
+        "rollout.mismatch_high": None,
     }
 
 

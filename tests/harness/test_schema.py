@@ -111,6 +111,24 @@ def test_every_config_key_is_read_by_the_code(reads, tmp_path, monkeypatch):
             },
         )
     )
+    # the mismatch corrections (rollout.tis_cap takes the first run), one step
+    mismatch = {"rollout.mismatch": "sequence_mask", "rollout.mismatch_low": 0.5, "rollout.mismatch_high": 2.0}
+    train(
+        load_train_config(
+            "tiny",
+            None,
+            {
+                **mismatch,
+                "run.steps": 1,
+                "run.output_dir": str(tmp_path / "c"),
+                "run.tracking_uri": uri,
+                "warmstart.steps": 0,
+                "rollout.prompts_per_step": 4,
+                "rollout.group_size": 2,
+                "algo.mini_batches": 2,
+            },
+        )
+    )
     # The FSDP keys are read where the strategy is built (an FSDP run needs GPUs and vLLM).
     fsdp = {"run.strategy": "fsdp", "run.activation_checkpointing": True, "run.fsdp_sharding": "HYBRID_SHARD"}
     make_strategy(load_train_config("tiny", None, {**fsdp, "rollout.backend": "vllm"}), load_model("tiny")[0])

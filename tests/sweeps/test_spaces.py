@@ -8,7 +8,7 @@ from sweeps.spaces import PAPER_BETA_GRID, SPACES, get_space
 
 
 def test_the_spaces_the_issue_names():
-    assert set(SPACES) == {"ce_gppo", "dapo", "gspo", "cispo", "entropy_reg", "clip_cov", "kl_cov"}
+    assert set(SPACES) == {"ce_gppo", "dapo", "gspo", "cispo", "entropy_reg", "clip_cov", "kl_cov", "gppo_erc"}
     assert set(get_space("ce_gppo").keys) == {"loss.beta1", "loss.beta2", "loss.eps_low", "loss.eps_high", "optim.lr"}
     assert all("optim.lr" in get_space(name).keys for name in SPACES)
     with pytest.raises(ValueError, match="unknown search space 'ppo'; valid: ce_gppo, dapo"):
@@ -20,7 +20,7 @@ def test_paper_grid_is_15_points_and_ce_gppos_default():
     assert get_space("ce_gppo").default_grid() == PAPER_BETA_GRID
 
 
-@pytest.mark.parametrize("name", ["ce_gppo", "dapo", "gspo", "cispo", "entropy_reg", "clip_cov", "kl_cov"])
+@pytest.mark.parametrize("name", ["ce_gppo", "dapo", "gspo", "cispo", "entropy_reg", "clip_cov", "kl_cov", "gppo_erc"])
 def test_every_suggestion_builds_its_loss(name):
     space = get_space(name)
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))

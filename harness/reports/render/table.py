@@ -43,6 +43,8 @@ class SeedResult:
     scores: dict[str, dict[str, float]]  # benchmark -> problem id -> mean score of its k samples
     figures: dict[str, float] = field(default_factory=dict)  # stability figures (none for the base row)
     strict: dict[str, dict[str, float]] = field(default_factory=dict)  # as scores, graded in strict mode
+    # benchmark -> {"maj@k": value, "pass^k": value} of its primary metric (results.json), when evaluated with k > 1
+    sample_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -103,8 +103,24 @@ def collect(profile: Profile, rows: list[Row], seeds: list[int], uri: str, expec
                 benchmarks = benchmarks or list(evaluation["benchmarks"])
                 scores = per_problem_scores(evaluation, samples)
                 strict = per_problem_scores(evaluation, samples, strict=True)
-                results.setdefault(row.label, {})[seed] = SeedResult(scores, figures, strict)
+                results.setdefault(row.label, {})[seed] = SeedResult(scores, figures, strict, vote_metrics(evaluation))
     return results, histories, heldout, benchmarks, starting
+
+
+def vote_metrics(evaluation: dict) -> dict[str, dict[str, float]]:
+    """benchmark -> {"maj@k": v, "pass^k": v}: the primary metric's majority vote and all-k-right figures from
+    results.json (benchmarks.eval_metrics), {} for a benchmark without them (k = 1, or an older results.json)."""
+    found = {}
+    for bench, summary in evaluation.get("benchmarks", {}).items():
+        values = summary.get("metrics", {}).get(summary.get("primary_metric"), {})
+        kept = {
+            key: float(v)
+            for key, v in values.items()
+            if key.startswith(("maj@", "pass^")) and key not in ("maj@1", "pass^1")
+        }
+        if kept:
+            found[bench] = kept
+    return found
 
 
 def _heldout(summary: dict) -> dict:

@@ -6,7 +6,9 @@ Rows (label -> loss section), in groups that `--rows` selects (`all`: every grou
     table1   base (the starting policy, evaluated only), GRPO, DAPO, CE-GPPO(0.5,1), CE-GPPO(0.75,1)
     table2   CISPO, GSPO
     entropy  GRPO+entropy(0.001), GRPO+entropy(0.003), GPPO, and the entropy-control rivals Clip-Cov,
-             KL-Cov (arXiv 2505.22617), GMPO (geo_mean) and SAPO
+             KL-Cov (arXiv 2505.22617), GMPO (geo_mean), SAPO, ERC's GRPO-ERC and GPPO-ERC (arXiv 2512.05591,
+             the released recipes' settings: algorithms.erc) and DAPO+80/20 (arXiv 2506.01939: DAPO with
+             algo.top_entropy_quantile 0.2)
     betas    CE-GPPO at (0.5,0.5), (0.5,0.75), (0,1), (0.25,1), (1,1): with table1's two, both axes
              of the paper's beta grid through (0.5, 1)
     switch   CE-GPPO(0->0.5): beta1 0 until half-way, then 0.5 (the paper's stage switch, Figure 6)
@@ -17,8 +19,8 @@ Rows (label -> loss section), in groups that `--rows` selects (`all`: every grou
 Every trained row uses the profile's config and differs only in its loss section (DAPO is its
 loss, clip-higher with token-mean; dynamic sampling and overlong shaping stay as the profile sets
 them for every row) and in its `train_overrides`, dotted config keys on top of the profile's (the
-staleness rows' rollout.staleness; every other row has none). The overrides are part of the
-resolved config, so of the row's hash (harness.reports.table1.reproduce.train_hash).
+staleness rows' rollout.staleness, DAPO+80/20's algo.top_entropy_quantile; every other row has none).
+The overrides are part of the resolved config, so of the row's hash (harness.reports.table1.reproduce.train_hash).
 The staleness rows need a profile whose strategy is auto or ddp (tiny, smol), not fsdp (the paper profiles).
 """
 
@@ -68,6 +70,9 @@ ROWS = (
     Row("KL-Cov", "entropy", {"name": "kl_cov"}),
     Row("GMPO", "entropy", {"name": "geo_mean"}),
     Row("SAPO", "entropy", {"name": "sapo"}),
+    Row("GRPO-ERC", "entropy", {"name": "grpo_erc"}),
+    Row("GPPO-ERC", "entropy", {"name": "gppo_erc"}),
+    Row("DAPO+80/20", "entropy", {"name": "dapo"}, {"algo.top_entropy_quantile": 0.2}),
     Row("CE-GPPO(0.5,0.5)", "betas", _ce(0.5, 0.5)),
     Row("CE-GPPO(0.5,0.75)", "betas", _ce(0.5, 0.75)),
     Row("CE-GPPO(0,1)", "betas", _ce(0.0, 1.0)),

@@ -21,7 +21,19 @@ GRPO, CE = {"loss.name": "grpo"}, {"loss.name": "ce_gppo", "loss.beta1": "0.5", 
 
 
 def fake_run(
-    client, experiment, loss, seed, heldout, entropy, *, tags=None, suite=None, steps="600", extra=None, strict=None
+    client,
+    experiment,
+    loss,
+    seed,
+    heldout,
+    entropy,
+    *,
+    tags=None,
+    suite=None,
+    steps="600",
+    extra=None,
+    strict=None,
+    eval_extra=None,
 ):
     run = client.create_run(experiment, tags=tags or {})
     run_id = run.info.run_id
@@ -42,6 +54,7 @@ def fake_run(
     if suite is not None:  # an evaluation of this run
         evaluation = client.create_run(experiment, tags={"harness.train_run_id": run_id})
         metrics = {"eval/arith/acc/avg_at_4": suite, "eval/arith/acc/stderr": 0.02, "eval/suite_avg": suite}
+        metrics |= eval_extra or {}
         if strict is not None:  # graded in both modes: the strict verdict's avg@k beside the lenient one
             metrics["eval/arith/acc_strict/avg_at_4"] = metrics["eval/suite_avg_strict"] = strict
         client.log_batch(evaluation.info.run_id, metrics=[Metric(k, v, 0, 0) for k, v in metrics.items()])
@@ -281,3 +294,54 @@ def test_symlinks_in_the_output_folder_are_replaced_not_written_through(store, t
     for name, victim in victims.items():
         assert victim.read_text() == "keep me"
         assert not (folder / name).is_symlink() and (folder / name).stat().st_size > 100
+
+
+def test_rows_from_different_environments_are_named_and_the_8020_rule_is_a_row(empty_store, tmp_path):
+    uri, client = new_store(empty_store, tmp_path)
+    train = client.create_experiment("train")
+    cpu = {"env.device": "cpu", "env.dtype": "float32", "env.backend": "hf"}
+    gpu = {"env.device": "cuda", "env.dtype": "bfloat16", "env.backend": "hf"}
+    dapo = {"loss.name": "dapo"}
+    fake_run(client, train, dapo, 0, 0.6, 0.4, tags=cpu, extra=None)
+    fake_run(client, train, dapo, 1, 0.62, 0.4, tags=cpu)
+    rule = {**dapo, "algo.top_entropy_quantile": "0.2"}
+    fake_run(client, train, rule, 0, 0.7, 0.5, tags=gpu)
+    fake_run(client, train, {**dapo, "algo.top_entropy_quantile": "None"}, 2, 0.61, 0.4, tags=cpu)  # the rule off
+    lines = []
+    rows = leaderboard(uri, Filters(), str(tmp_path / "board"), log=lines.append)
+    labels = [r.label for r in rows]
+    assert labels == ["dapo · tiny · 600 steps · top_entropy_quantile 0.2", "dapo · tiny · 600 steps"]
+    assert rows[1].seeds == 3  # the runs with the rule off group with those logged before it existed
+    text = (tmp_path / "board" / "leaderboard.md").read_text()
+    assert (
+        "rows ran in different environments: device cuda (dapo · tiny · 600 steps · top_entropy_quantile 0.2)" in text
+    )
+    assert "dtype bfloat16" in text and "float32 (dapo · tiny · 600 steps)" in text
+    assert "rows ran in different environments" in lines[0]
+
+
+def test_rows_in_one_environment_get_no_environment_line(empty_store, tmp_path):
+    uri, client = new_store(empty_store, tmp_path)
+    train = client.create_experiment("train")
+    cpu = {"env.device": "cpu", "env.dtype": "float32"}
+    fake_run(client, train, GRPO, 0, 0.6, 0.4, tags=cpu)
+    fake_run(client, train, CE, 0, 0.7, 0.4, tags=cpu)
+    leaderboard(uri, Filters(), str(tmp_path / "board"), log=quiet)
+    assert "different environments" not in (tmp_path / "board" / "leaderboard.md").read_text()
+
+
+def test_maj_at_k_and_pass_hat_k_columns(empty_store, tmp_path):
+    uri, client = new_store(empty_store, tmp_path)
+    train = client.create_experiment("train")
+    for seed, (maj, hat) in enumerate([(0.70, 0.30), (0.80, 0.40)]):
+        votes = {"eval/arith/acc/maj_at_4": maj, "eval/arith/acc/pass_hat_4": hat, "eval/arith/acc_strict/maj_at_4": 0}
+        fake_run(client, train, GRPO, seed, 0.6, 0.4, suite=0.6, eval_extra=votes)
+    fake_run(client, train, CE, 0, 0.5, 0.4)  # not evaluated
+    leaderboard(uri, Filters(), str(tmp_path / "board"), log=quiet)
+    csv_text = (tmp_path / "board" / "leaderboard.csv").read_text()
+    header, *lines = csv_text.strip().splitlines()
+    assert header.endswith("maj@k,pass^k,group,vs leader")
+    grpo = next(line for line in lines if line.startswith("grpo"))
+    assert ",75.0 @4,35.0 @4," in grpo  # means over the two seeds, the strict verdict's maj@k left out
+    ce = next(line for line in lines if "ce_gppo" in line)
+    assert ",–,–," in ce

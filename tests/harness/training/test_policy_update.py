@@ -5,7 +5,7 @@ the correction's figures once a step, and every registered loss through both sta
 import pytest
 import torch
 
-from algorithms import LOSSES, PolicyBatch, aggregate, batch_counts, get_loss
+from algorithms import LOSSES, PolicyBatch, aggregate, batch_counts, get_loss, top_entropy_mask
 from harness.models import load_model
 from harness.schema import load_train_config
 from harness.tasks import build_task
@@ -149,3 +149,51 @@ def test_every_loss_trains_on_stale_rows(loss, correction):
     assert torch.isfinite(torch.tensor(value)) and grad_norm > 0
     torch.testing.assert_close(fresh * batch.mask, prox * batch.mask)  # the forward before the update: pi_prox
     assert get_loss(loss).default_agg  # every loss names its reduction
+
+
+def test_top_entropy_rule_gates_the_gradient_with_the_step_start_entropy():
+    """algo.top_entropy_quantile 0.5: one no-grad pass at the step's start gives the entropies; only the top half
+    of the response tokens keep a gradient, the rest stay in the token-mean denominator."""
+    module, policy, batch, prox, _ = stale_setup(
+        None, "dapo", **{"algo.top_entropy_quantile": 0.5, "algo.mini_batches": 1}
+    )
+    optimizer = FakeOptimizer()  # leaves the accumulated gradient in place
+    module.optimizers = lambda: optimizer
+    module.lr_schedulers = lambda: None
+    metrics = StepMetrics()
+    module.policy_update(batch, module.base_loss, metrics)
+    ours = gradients(policy)
+    with torch.no_grad():
+        _, entropy = response_logprobs(
+            policy, batch.input_ids, batch.attention_mask, batch.prompt_length, with_entropy=True
+        )
+    gate = top_entropy_mask(entropy, batch.mask, 0.5).float()  # [K, T]
+    assert 0 < gate.sum() < batch.mask.sum()
+    objective = objective_for(module.config, module.base_loss)
+    expected = expected_gradients(policy, batch, module.base_loss, objective.agg_mode, prox, gate)
+    for name in expected:
+        torch.testing.assert_close(ours[name], expected[name], rtol=1e-4, atol=1e-7, msg=name)
+    out = metrics.reduce(lambda t, op: t)
+    assert out["top_entropy_masked_frac"] == pytest.approx(1 - float(gate.sum() / batch.mask.sum()))
+
+
+def test_erc_reads_the_old_entropy_of_the_step_start():
+    """gppo_erc through the update with 2 epochs and a real optimizer: the first update sees every entropy ratio
+    at 1 (nothing masked); later updates compare the moved policy's entropy with the step start's."""
+    module, policy, batch, _, _ = stale_setup(None, "gppo_erc", **{"algo.mini_batches": 1, "algo.ppo_epochs": 2})
+    seen = []
+    loss_fn = module.base_loss
+
+    def spy(policy_batch):
+        seen.append((policy_batch.entropy.detach().clone(), policy_batch.old_entropy.clone()))
+        return loss_fn(policy_batch)
+
+    spy.needs_old_entropy, spy.clip_bounds, spy.default_agg = True, loss_fn.clip_bounds, loss_fn.default_agg
+    optimizer = torch.optim.SGD(policy.parameters(), lr=5.0)
+    module.optimizers = lambda: optimizer
+    module.lr_schedulers = lambda: None
+    module.policy_update(batch, spy, StepMetrics())
+    (first, first_old), (second, second_old) = seen
+    torch.testing.assert_close(first_old, first)  # nothing moved before the first update
+    torch.testing.assert_close(second_old, first_old)  # the old entropy is the step start's, once per step
+    assert (second - second_old).abs().max() > 1e-4  # the policy moved, so the band can cut tokens

@@ -96,11 +96,19 @@ def test_a_run_saved_before_a_later_key_existed_resumes_at_its_default(tmp_path)
     run_dir.write_config(config)
     run_dir.write_state("sqlite:///a.db", "e", "abc")
     saved = yaml.safe_load(run_dir.config_file.read_text())
-    for key in added_keys(TrainConfig):  # what a run written before them holds: no such keys
+    for key, default in added_keys(TrainConfig).items():  # what a run written before them holds: no such keys
         section, name = key.split(".")
-        del saved[section][name]
+        if saved[section][name] == default:  # (the tiny profile sets the warm start's schedule keys itself)
+            del saved[section][name]
     run_dir.config_file.write_text(yaml.safe_dump(saved))
     run_dir.check_resumable(config, steps_done=5)
+    # a run from before the warm start's schedule keys ran the old schedule (their defaults): another run
+    del saved["warmstart"]["decay"]
+    run_dir.config_file.write_text(yaml.safe_dump(saved))
+    with pytest.raises(ConfigError, match=r"warmstart.decay: None -> 'cosine'"):
+        run_dir.check_resumable(config, steps_done=5)
+    saved["warmstart"]["decay"] = "cosine"
+    run_dir.config_file.write_text(yaml.safe_dump(saved))
     with pytest.raises(ConfigError, match=r"rollout.staleness: None -> 1"):
         run_dir.check_resumable(
             config_for(tmp_path, **{"run.tracking_uri": "sqlite:///a.db", "rollout.staleness": 1}), 5
@@ -110,9 +118,15 @@ def test_a_run_saved_before_a_later_key_existed_resumes_at_its_default(tmp_path)
 def test_a_sweep_study_keeps_its_fingerprint_from_before_the_later_keys():
     from sweeps.config import load_sweep_config
 
-    # the default study's fingerprint as the code before rollout.staleness computed it (commit d9631ab)
-    assert load_sweep_config(None, {}, {}).base_fingerprint()[0] == "e8359e58d2cf470a"
-    assert load_sweep_config(None, {}, {"rollout.staleness": 1}).base_fingerprint()[0] != "e8359e58d2cf470a"
+    # the default study's fingerprint as the code before rollout.staleness computed it (commit d9631ab), with the
+    # tiny profile's warm start as it was then (400 steps, constant lr, a check every 25; issue 32 changed it)
+    old_warm_start = {"warmstart.steps": 400, "warmstart.eval_every": 25, "warmstart.warmup_steps": 0}
+    old_warm_start |= {"warmstart.decay": "constant", "warmstart.min_lr_ratio": 1.0}
+    old_warm_start |= {"warmstart.grad_clip": None, "warmstart.threads": None}
+    assert load_sweep_config(None, {}, old_warm_start).base_fingerprint()[0] == "e8359e58d2cf470a"
+    staleness = {**old_warm_start, "rollout.staleness": 1}
+    assert load_sweep_config(None, {}, staleness).base_fingerprint()[0] != "e8359e58d2cf470a"
+    assert load_sweep_config(None, {}, {}).base_fingerprint()[0] != "e8359e58d2cf470a"  # a new starting policy
 
 
 def test_resume_without_the_runs_config_or_with_a_damaged_one_is_refused(tmp_path):

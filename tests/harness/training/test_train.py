@@ -40,6 +40,8 @@ SMALL = ["--run.steps", "2", "--rollout.prompts_per_step", "8", "--algo.mini_bat
 def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server, capsys):
     out = tmp_path / loss
     extra = ["--algo.kl_coef", "0.01"] if loss == "grpo" else []  # exercise the reference/KL path once
+    if loss == "dapo":  # the 80/20 rule on top of a loss, once
+        extra = ["--algo.top_entropy_quantile", "0.2"]
     code = main(
         [
             "train",
@@ -75,10 +77,19 @@ def test_every_loss_trains_on_tiny_and_is_tracked(loss, tmp_path, mlflow_server,
     assert not missing, missing
     if loss == "grpo":
         assert "kl_ref" in run.data.metrics
+    if loss == "dapo":  # about 80% of the tokens get no gradient from the 80/20 rule
+        assert 0.6 < run.data.metrics["top_entropy_masked_frac"] < 0.85
+    if loss.endswith("_erc"):  # the entropy-ratio mask's share, beside the clip's
+        assert 0 <= run.data.metrics["entropy_mask_frac"] <= 1 and "dual_clip_frac" in run.data.metrics
     assert len(client.get_metric_history(run.info.run_id, "entropy")) == 2
     assert run.data.params["loss.name"] == loss and "optim.lr" in run.data.params
     assert run.data.params["starting_policy.warm_start_key"] == start["warm_start_key"]
     assert run.data.params["starting_policy.steps"] == str(start["steps"])
     assert run.data.tags["starting_policy"].startswith(f"warm start {start['warm_start_key']} of tiny (greedy held-out")
+    # the numerical environment: env.* tags from the start, the same in summary.json
+    tags = {k.removeprefix("env."): v for k, v in run.data.tags.items() if k.startswith("env.")}
+    assert tags["device"] == "cpu" and tags["dtype"] == "float32" and tags["backend"] == "hf"
+    assert tags["data_parallel"] == "1" and tags["batch_size"] and tags["torch"] and tags["transformers"]
+    assert summary["environment"] == tags
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"summary.json", "config.yaml", "rollouts.jsonl", "reward_suspects.jsonl"} <= artifacts

@@ -14,9 +14,11 @@ import mlflow
 import pytest
 import torch
 
+from algorithms import MISMATCH_VARIANTS
 from harness.models import load_model
 from harness.schema import load_train_config
 from harness.training.train import train
+from harness.training.update_rules import correction_for
 
 SMALL = {"rollout.prompts_per_step": 8, "algo.mini_batches": 2}
 # sha256 of the weights after 3 steps of the config in test_k0_is_the_synchronous_loop_bit_for_bit, computed
@@ -208,3 +210,23 @@ def test_a_run_stopped_in_process_leaves_no_worker(tmp_path):
     with pytest.raises(StopRun):
         train(config, log=lambda *a: None, callbacks=[PruneAtStep2()])
     assert not [p for p in mp.active_children() if p.name.startswith("rollout-worker")]
+
+
+@pytest.mark.parametrize("variant", MISMATCH_VARIANTS)
+def test_every_mismatch_correction_trains_at_staleness_1_and_logs_its_figures(tmp_path, variant):
+    """rollout.mismatch on stale rollouts: the weight of pi_prox / pi_behaviour is the variant's, and its figures
+    (share masked, weight mean / max) reach the history and MLflow."""
+    config = config_at(tmp_path, variant, **{"run.steps": 2, "rollout.staleness": 1, "rollout.mismatch": variant})
+    assert correction_for(config.rollout).name == "mismatch"
+    train(config, log=lambda *a: None)
+    steps = history(tmp_path / variant)
+    assert len(steps) == 2
+    for h in steps:
+        assert 0 <= h["mismatch_masked_frac"] <= 1 and h["mismatch_weight_max"] >= h["mismatch_weight_mean"] >= 0
+        assert h["mismatch_ratio_max"] >= h["mismatch_ratio_mean"] > 0
+    # at lag 0 (step 0) the behaviour policy is pi_prox: every ratio is 1 up to float error, nothing is masked
+    # but by geometric_mask's +-0.1% band, which the float error stays well inside
+    assert steps[0]["mismatch_masked_frac"] == 0.0
+    run_id = json.loads((tmp_path / variant / "summary.json").read_text())["mlflow_run_id"]
+    run = mlflow.MlflowClient(config.run.tracking_uri).get_run(run_id)
+    assert {"mismatch_masked_frac", "mismatch_weight_mean", "mismatch_weight_max"} <= set(run.data.metrics)

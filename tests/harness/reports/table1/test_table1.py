@@ -124,8 +124,11 @@ def test_every_row_of_every_profile_validates_without_a_gpu(profile, tmp_path):
             continue
         config = train_config(PROFILES[profile], Job(row, 0), None, tmp_path, f"sqlite:///{tmp_path}/m.db")
         assert config.rollout.staleness == row.staleness
+        assert config.algo.top_entropy_quantile == (0.2 if row.label == "DAPO+80/20" else None)
         assert config.loss["name"] == row.loss["name"] and config.run.tags["table.row"] == row.label
     assert [r.label for r in select_rows("table1")][:2] == ["base", "GRPO"]
+    entropy_rows = [r.label for r in select_rows("entropy")]
+    assert {"GRPO-ERC", "GPPO-ERC", "DAPO+80/20"} <= set(entropy_rows)
     assert len(select_rows("all,staleness")) == len(ROWS)  # `all` is the paper's groups, staleness named
     chosen = [r.label for r in select_rows("CE-GPPO(0.5,0.5), GSPO,CE-GPPO(0->0.5)")]  # labels hold commas
     assert chosen[-3:] == ["GSPO", "CE-GPPO(0.5,0.5)", "CE-GPPO(0->0.5)"] and chosen[:5] == [

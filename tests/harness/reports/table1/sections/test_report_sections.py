@@ -13,7 +13,16 @@ from harness.reports.table1.sections import BODY, HEAD, NOTES, SECTIONS, TAIL, S
 
 def test_the_sections_register_themselves_in_a_fixed_order():
     names = [s.name for s in report_sections()]
-    assert names == ["starting_policy", "differences", "staleness", "recipe_audit", "grader_audit", "claims", "figures"]
+    assert names == [
+        "starting_policy",
+        "differences",
+        "votes",
+        "staleness",
+        "recipe_audit",
+        "grader_audit",
+        "claims",
+        "figures",
+    ]
 
 
 def test_a_name_is_registered_once():
