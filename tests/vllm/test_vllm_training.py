@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("vllm")
 
+from algorithms.names import MISMATCH_VARIANTS  # noqa: E402
 from harness.dataclass_config import build_config  # noqa: E402
 from harness.evaluate import evaluate_model  # noqa: E402
 from harness.schema import EvalConfig, load_train_config  # noqa: E402
@@ -40,6 +41,18 @@ def test_short_training_run_syncs_the_engine(tmp_path):
         assert 0 < step["mismatch_ratio_mean"] < 1.01 and step["mismatch_ratio_max"] >= step["mismatch_ratio_mean"]
     (check,) = [json.loads(p.read_text()) for p in tmp_path.glob("engine_rank*.json")]
     assert check["backend"] == "VLLMBackend" and check["greedy_equal"], check
+
+
+@pytest.mark.parametrize("variant", MISMATCH_VARIANTS)
+def test_every_mismatch_correction_trains_on_vllm_rollouts(variant, tmp_path):
+    """rollout.mismatch on the path it exists for: vLLM's sampling log-probs against the trainer's."""
+    overrides = {**SHORT, "rollout.tis_cap": None, "rollout.mismatch": variant, "run.steps": 2}
+    overrides |= {"run.checkpoint_every": 2, "run.output_dir": str(tmp_path / "run")}
+    summary = train(load_train_config("tiny", None, {**overrides, "run.tracking_uri": f"sqlite:///{tmp_path}/m.db"}))
+    assert summary["steps_completed"] == 2
+    for step in json.loads((tmp_path / "run" / "summary.json").read_text())["history"]:
+        assert 0 <= step["mismatch_masked_frac"] <= 1
+        assert step["mismatch_weight_max"] >= step["mismatch_weight_mean"] >= 0
 
 
 def test_two_process_ddp_run_has_one_engine_per_rank(tmp_path):

@@ -56,7 +56,10 @@ def test_the_staleness_group_adds_its_four_rows_to_table1s():
     assert not any(r.group == "staleness" for r in select_rows("all"))  # `all`: the paper's groups, as before
     assert len(select_rows("all,staleness")) == len(ROWS)
     assert [r.label for r in select_rows("GRPO K=4")] == [*table1, "GRPO K=4"]
-    assert all(r.staleness == 0 and r.train_overrides == {} for r in ROWS if r.group != "staleness")
+    assert all(r.staleness == 0 for r in ROWS if r.group != "staleness")
+    # outside the staleness group only the 80/20 row trains with an override (its rule on top of DAPO)
+    others = {r.label: r.train_overrides for r in ROWS if r.group != "staleness" and r.train_overrides}
+    assert others == {"DAPO+80/20": {"algo.top_entropy_quantile": 0.2}}
 
 
 @pytest.mark.parametrize("label,k", [("GRPO K=1", 1), ("CE-GPPO(0.5,1) K=4", 4)])
