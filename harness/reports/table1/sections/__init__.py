@@ -16,8 +16,9 @@ A piece a section does not have is left out; `applies(inputs)` says whether the 
 report at all (default: always). The report returns each section's findings under its name.
 Sections in the report now, by order: starting_policy (10; once runs name their starting policy),
 differences (20; with the smallest detectable difference), votes (25; maj@k and pass^k, when evaluated
-with k > 1), staleness (30; staleness rows only), recipe_audit (40; the paper profiles), grader_audit (45;
-the audit line, above the table), claims (50), figures (60). Adding one is one module here and its test.
+with k > 1), mechanisms (27; each masking / clipping mechanism's share, when a row has one), staleness
+(30; staleness rows only), recipe_audit (40; the paper profiles), grader_audit (45; the audit line, above
+the table), claims (50), figures (60). Adding one is one module here and its test.
 May import what `harness.reports.table1` may.
 """
 

@@ -17,6 +17,7 @@ def test_the_sections_register_themselves_in_a_fixed_order():
         "starting_policy",
         "differences",
         "votes",
+        "mechanisms",
         "staleness",
         "recipe_audit",
         "grader_audit",
