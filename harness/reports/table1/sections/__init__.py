@@ -28,6 +28,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,38 @@ def report_sections() -> list[Section]:
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
     return sorted(SECTIONS.values(), key=lambda section: section.order)
+
+
+def table_section(
+    name: str,
+    order: int,
+    build: Callable[[ReportInputs], Any],
+    table: Callable[[Any], tuple[str, list[str], list[list[str]]]],
+    csv: Callable[[Any], dict[str, dict[str, str]]],
+    applies: Callable[[ReportInputs], bool],
+) -> Section:
+    """Register a section that is one small table below Table 1: `table(findings)` gives (title, header, rows
+    of cell texts), drawn the same way in table1.md, the page and the terminal."""
+    return register(
+        Section(
+            name,
+            order,
+            build,
+            markdown=lambda found: {BODY: [markdown_table(*table(found)), ""]},
+            html=lambda found: {BODY: [html_table(*table(found))]},
+            csv=csv,
+            terminal=lambda found: ["\n" + markdown_table(*table(found)).replace("### ", "")],
+            applies=applies,
+        )
+    )
+
+
+def markdown_table(title: str, header: list[str], rows: list[list[str]]) -> str:
+    lines = [f"### {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join([*lines, *("| " + " | ".join(row) + " |" for row in rows)])
+
+
+def html_table(title: str, header: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{escape(text)}</th>" for text in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(text)}</td>" for text in row) + "</tr>" for row in rows)
+    return f"<h3>{escape(title)}</h3><table><tr>{head}</tr>{body}</table>"

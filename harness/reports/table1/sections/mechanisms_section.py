@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from html import escape
 
-from harness.reports.table1.sections import BODY, ReportInputs, Section, register
+from harness.reports.table1 import sections
+from harness.reports.table1.sections import ReportInputs, table_section
 
 # harness.training.summary.MECHANISM_SHARES, stated here so the report does not import the training loop
 # (tests/harness/reports/table1/sections/test_mechanisms_section.py keeps the two the same)
@@ -56,36 +56,17 @@ def _text(means: dict[str, float], key: str) -> str:
     return f"{100 * means[key]:.2f}" if key in means else "–"
 
 
+def table(found: Shares) -> tuple[str, list[str], list[list[str]]]:
+    rows = [[label, *(_text(means, key) for key in found.mechanisms)] for label, means in found.rows.items()]
+    return TITLE, ["row", *found.mechanisms], rows
+
+
 def markdown_table(found: Shares) -> str:
-    header = ["row", *found.mechanisms]
-    lines = [f"### {TITLE}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for label, means in found.rows.items():
-        lines.append("| " + " | ".join([label, *(_text(means, key) for key in found.mechanisms)]) + " |")
-    return "\n".join(lines)
-
-
-def html(found: Shares) -> dict[str, list[str]]:
-    header = "".join(f"<th>{escape(key)}</th>" for key in found.mechanisms)
-    body = "".join(
-        f"<tr><td>{escape(label)}</td>" + "".join(f"<td>{_text(means, key)}</td>" for key in found.mechanisms) + "</tr>"
-        for label, means in found.rows.items()
-    )
-    return {BODY: [f"<h3>{escape(TITLE)}</h3><table><tr><th>row</th>{header}</tr>{body}</table>"]}
+    return sections.markdown_table(*table(found))
 
 
 def csv(found: Shares) -> dict[str, dict[str, str]]:
     return {key: {label: _text(means, key) for label, means in found.rows.items()} for key in found.mechanisms}
 
 
-register(
-    Section(
-        "mechanisms",
-        27,
-        build,
-        markdown=lambda found: {BODY: [markdown_table(found), ""]},
-        html=html,
-        csv=csv,
-        terminal=lambda found: ["\n" + markdown_table(found).replace("### ", "")],
-        applies=applies,
-    )
-)
+table_section("mechanisms", 27, build, table, csv, applies)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from html import escape
 
-from harness.reports.table1.sections import BODY, ReportInputs, Section, register
+from harness.reports.table1 import sections
+from harness.reports.table1.sections import ReportInputs, table_section
 
 
 @dataclass(frozen=True)
@@ -61,22 +61,14 @@ def _text(cells: dict, column: str, metric: str) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
-def markdown_table(found: Votes) -> str:
+def table(found: Votes) -> tuple[str, list[str], list[list[str]]]:
     header = ["row", *(f"{metric} Avg" for metric in found.metrics)]
-    lines = ["### maj@k and pass^k (percent, mean over seeds)", "", "| " + " | ".join(header) + " |"]
-    lines.append("|" + "---|" * len(header))
-    for label, cells in found.rows.items():
-        lines.append("| " + " | ".join([label, *(_text(cells, "Avg", m) for m in found.metrics)]) + " |")
-    return "\n".join(lines)
+    rows = [[label, *(_text(cells, "Avg", m) for m in found.metrics)] for label, cells in found.rows.items()]
+    return "maj@k and pass^k (percent, mean over seeds)", header, rows
 
 
-def html(found: Votes) -> dict[str, list[str]]:
-    header = "".join(f"<th>{metric} Avg</th>" for metric in found.metrics)
-    body = "".join(
-        f"<tr><td>{escape(label)}</td>" + "".join(f"<td>{_text(cells, 'Avg', m)}</td>" for m in found.metrics) + "</tr>"
-        for label, cells in found.rows.items()
-    )
-    return {BODY: [f"<h3>maj@k and pass^k</h3><table><tr><th>row</th>{header}</tr>{body}</table>"]}
+def markdown_table(found: Votes) -> str:
+    return sections.markdown_table(*table(found))
 
 
 def csv(found: Votes) -> dict[str, dict[str, str]]:
@@ -87,15 +79,4 @@ def csv(found: Votes) -> dict[str, dict[str, str]]:
     }
 
 
-register(
-    Section(
-        "votes",
-        25,
-        build,
-        markdown=lambda found: {BODY: [markdown_table(found), ""]},
-        html=html,
-        csv=csv,
-        terminal=lambda found: ["\n" + markdown_table(found).replace("### ", "")],
-        applies=applies,
-    )
-)
+table_section("votes", 25, build, table, csv, applies)
