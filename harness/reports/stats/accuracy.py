@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.reports.stats.crossed import interval, problem_term, residual_square, seed_term
+from harness.reports.stats.crossed import Square, interval, paired_terms, problem_term, residual_square, seed_term
 from harness.reports.stats.power import (  # noqa: F401  (re-exported: the contract's one import path)
     PAPER_ASSUMPTIONS,
     Components,
@@ -90,17 +90,18 @@ def _matrix(row: RowScores, benchmark: str, seeds: Sequence[int], problems: Sequ
     return np.array([[row[benchmark][s][p] for p in problems] for s in seeds], dtype=float)
 
 
-def _residuals(blocks: list[np.ndarray], J: int) -> list[tuple[float, int, int]]:
-    """The residual mean squares a problem term takes out: one per block with 2+ seeds and 2+ problems."""
-    return [residual_square(b, J) for b in blocks if min(b.shape) >= 2]
+def _residual(block: np.ndarray, J: int, name: str) -> list[Square]:
+    """The residual mean square a problem term takes out: [] unless the block has 2+ seeds and 2+ problems."""
+    return [residual_square(block, J, name)] if min(block.shape) >= 2 else []
 
 
 def paired_difference(blocks: list[np.ndarray], level: float = 0.95) -> Difference:
     """The paired difference from its seeds x problems blocks D = treatment - control, one per benchmark
     (the same seeds in each; fractions): what `difference` computes once the scores are lined up."""
-    estimate, J = float(np.mean([d.mean() for d in blocks])), len(blocks)
-    terms = [x for d in blocks for x in problem_term(d.mean(axis=0), J, _residuals([d], J))] + seed_term(blocks)
-    return _difference(estimate, terms, blocks[0].shape[0], sum(d.shape[1] for d in blocks), "paired", level)
+    estimate = float(np.mean([d.mean() for d in blocks]))
+    return _difference(
+        estimate, paired_terms(blocks), blocks[0].shape[0], sum(d.shape[1] for d in blocks), "paired", level
+    )
 
 
 def difference(
@@ -137,8 +138,13 @@ def difference(
         ]
         estimate = float(np.mean([t.mean() - c.mean() for t, c in zip(*sides)]))
         vectors = [t.mean(axis=0) - c.mean(axis=0) for t, c in zip(*sides)]
-        terms = [x for j, v in enumerate(vectors) for x in problem_term(v, J, _residuals([s[j] for s in sides], J))]
-        terms += seed_term(sides[0]) + seed_term(sides[1])
+        residuals = [[_residual(m, J, f"resid{t}.{j}") for j, m in enumerate(side)] for t, side in enumerate(sides)]
+        terms = [
+            x
+            for j, v in enumerate(vectors)
+            for x in problem_term(v, J, residuals[0][j] + residuals[1][j], f"problem{j}")
+        ]
+        terms += [x for t in (0, 1) for x in seed_term(sides[t], f"seed{t}")]
         count, kind = sum(len(p) for p in common.values()), "unpaired seeds, paired problems"
     else:  # each row on its own seeds and problems; independent, so the variances add
         sides = [
@@ -146,8 +152,14 @@ def difference(
             for row, seeds in zip((treatment, control), own)
         ]
         estimate = float(np.mean([t.mean() for t in sides[0]]) - np.mean([c.mean() for c in sides[1]]))
-        terms = [x for side in sides for m in side for x in problem_term(m.mean(axis=0), J, _residuals([m], J))]
-        terms += seed_term(sides[0]) + seed_term(sides[1])
+        residuals = [[_residual(m, J, f"resid{t}.{j}") for j, m in enumerate(side)] for t, side in enumerate(sides)]
+        terms = [
+            x
+            for t, side in enumerate(sides)
+            for j, m in enumerate(side)
+            for x in problem_term(m.mean(axis=0), J, residuals[t][j], f"problem{t}.{j}")
+        ]
+        terms += [x for t in (0, 1) for x in seed_term(sides[t], f"seed{t}")]
         count, kind = min(sum(m.shape[1] for m in side) for side in sides), "unpaired"
     return _difference(estimate, terms, min(map(len, own)), count, kind, level)
 

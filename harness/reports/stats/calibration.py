@@ -20,9 +20,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.reports.stats.accuracy import holm, paired_difference, significance_groups
+from harness.reports.stats.batch import CHUNK, covers, holm, p_values
 from harness.reports.stats.power import Components, power_of
-from harness.reports.stats.simulate import Design, as_row_scores, simulate, true_difference
+from harness.reports.stats.simulate import Design, simulate_tables, true_difference
 
 ALPHA = 0.05
 CLAIMS = ((2, 0), (2, 1), (3, 0), (3, 1))  # rows (treatment, control): CE-GPPO x2 against GRPO, DAPO
@@ -37,22 +37,23 @@ def monte_carlo_error(frequency: float, tables: int) -> float:
     return math.sqrt(frequency * (1 - frequency) / tables)
 
 
+def _tables(design: Design, shifts: list[float], salt: int, tables: int):
+    """The design's tables in chunks ([chunk, rows, S, n] each), from its own seeded generator."""
+    rng = _rng(design, salt)
+    for start in range(0, tables, CHUNK):
+        yield simulate_tables(design, shifts, rng, min(CHUNK, tables - start))
+
+
 def coverage(design: Design, shift: float, tables: int) -> float:
-    rng, truth, held = _rng(design, 1), true_difference(design, shift), 0
-    for _ in range(tables):
-        scores = simulate(design, [shift, 0.0], rng)
-        d = paired_difference([scores[0] - scores[1]])
-        held += d.low <= 100 * truth <= d.high
+    truth = true_difference(design, shift)
+    held = sum(int(covers(t[:, 0] - t[:, 1], truth).sum()) for t in _tables(design, [shift, 0.0], 1, tables))
     return held / tables
 
 
 def simulated_power(design: Design, shift: float, tables: int, salt: int = 2) -> float:
     """The rejection rate of the two-sided 5% test of one claim at a true logit `shift` (0: its type-I error)."""
-    rng, rejected = _rng(design, salt), 0
-    for _ in range(tables):
-        scores = simulate(design, [shift, 0.0], rng)
-        rejected += paired_difference([scores[0] - scores[1]]).p_value < ALPHA
-    return rejected / tables
+    chunks = _tables(design, [shift, 0.0], salt, tables)
+    return sum(int((p_values(t[:, 0] - t[:, 1]) < ALPHA).sum()) for t in chunks) / tables
 
 
 def type_one(design: Design, tables: int) -> float:
@@ -60,20 +61,23 @@ def type_one(design: Design, tables: int) -> float:
 
 
 def family_error(design: Design, tables: int) -> float:
-    rng, errors = _rng(design, 4), 0
-    for _ in range(tables):
-        scores = simulate(design, [0.0] * 4, rng)
-        p_values = [paired_difference([scores[t] - scores[c]]).p_value for t, c in CLAIMS]
-        errors += min(holm(p_values)) < ALPHA
+    errors = 0
+    for t in _tables(design, [0.0] * 4, 4, tables):
+        p = np.stack([p_values(t[:, a] - t[:, b]) for a, b in CLAIMS], axis=1)  # [chunk, 4]
+        errors += int((holm(p).min(axis=1) < ALPHA).sum())
     return errors / tables
 
 
 def groups_outside(design: Design, tables: int, rows: int = 6) -> float:
-    rng, outside = _rng(design, 5), 0
-    for _ in range(tables):
-        scores = simulate(design, [0.0] * rows, rng)
-        board = {f"row{r}": as_row_scores(scores[r]) for r in range(rows)}
-        outside += any(g.group > 1 for g in significance_groups(board, ["b"]))
+    """As accuracy.significance_groups on six equal rows: every pair's p-value, Holm over all pairs; some
+    row is outside group 1 exactly when one of the leader's adjusted p-values is below ALPHA."""
+    pairs = [(a, b) for a in range(rows) for b in range(a + 1, rows)]
+    outside = 0
+    for t in _tables(design, [0.0] * rows, 5, tables):
+        adjusted = holm(np.stack([p_values(t[:, a] - t[:, b]) for a, b in pairs], axis=1))  # [chunk, pairs]
+        leader = np.argmax(t.mean(axis=(2, 3)), axis=1)  # ties to the first row, as the reports' label order
+        with_leader = np.array([[leader_row in pair for pair in pairs] for leader_row in range(rows)])[leader]
+        outside += int((with_leader & (adjusted < ALPHA)).any(axis=1).sum())
     return outside / tables
 
 

@@ -11,9 +11,9 @@ v[i] + r[s, i] (seed shift, problem effect, residual: interaction plus the k sam
                   never truncated            (S-1)(n-1) df, so the subtraction is well determined
 
 Both terms are unbiased (E MS_seed = n var(u) + var(r), E MS_problem = S var(v) + var(r)) but for the
-truncation at 0. A `Term` holds the signed mean squares (already on the scale of the variance of the
-mean) it is made of, each with its degrees of freedom; an Avg over J benchmarks has one seed term (from
-the per-seed Avg) and one problem term per benchmark, divided by J^2.
+truncation at 0. A `Term` holds the signed mean squares (`Square`s, already on the scale of the variance
+of the mean) it is made of, each with its degrees of freedom; an Avg over J benchmarks has one seed term
+(from the per-seed Avg) and one problem term per benchmark, divided by J^2.
 
 The interval is not a t with a plugged-in Satterthwaite df: with 3 seeds that df jumps (to n - 1 when
 the seed term looks small by chance, exactly when the variance is underestimated) and can fall below
@@ -27,6 +27,14 @@ level exactly when the interval excludes 0). With a single mean square this mixt
 f df (one seed: the paired t over problems; seeds dominating: the t over the S seed means): the design's
 own df are the floor, never plugged in. The draws are fixed (stratified chi-square quantiles in a fixed
 order), so an interval is reproducible. The interval is cut to the scale, [-100, +100] points.
+
+Every mean square may be a numpy array over tables (shape [T]; harness.reports.stats.batch): the draws
+then broadcast to [T, DRAWS] and the arithmetic is the same, so a batch of simulated tables goes through
+exactly the test the reports print.
+
+Alternatives measured and set aside (docs/statistics.md): flooring the seed term at the residual (its
+fiducial draw never below the residual's), a parametric bootstrap-t on the chi-square pivots, the same
+averaged over the fiducial draws, and Welch's df on the untruncated seed term.
 
 Measured on tables with known truth: harness.reports.stats.calibration; docs/statistics.md has the grid.
 """
@@ -45,37 +53,61 @@ from scipy.stats import chi2
 DRAWS = 2048  # fiducial draws per mean square: quantile error well below 0.1% of the half-width
 
 
+class Square(NamedTuple):
+    value: float | np.ndarray  # a mean square on the variance-of-the-mean scale (or [T] of them)
+    df: int
+    name: str  # its place in the fixed order of draws (two squares of one interval never share a name)
+
+
 class Term(NamedTuple):
-    mean_squares: tuple[tuple[float, int, int], ...]  # (mean square on the variance-of-the-mean scale, df, sign)
+    mean_squares: tuple[tuple[Square, int], ...]  # (square, sign +1 or -1)
 
-    def value(self) -> float:
-        return max(0.0, sum(sign * m for m, _, sign in self.mean_squares))
-
-
-def residual_square(block: np.ndarray, J: int = 1) -> tuple[float, int, int]:
-    """MS_resid / (S n J^2) of a seeds x problems block, its df, sign -1 (what a problem term takes out)."""
-    S, n = block.shape
-    r = block - block.mean(axis=0) - block.mean(axis=1, keepdims=True) + block.mean()  # two-way residual
-    return float((r**2).sum()) / ((S - 1) * (n - 1)) / (S * n * J**2), (S - 1) * (n - 1), -1
+    def value(self):
+        return _value(self, lambda s: s.value)
 
 
-def problem_term(vector: np.ndarray, J: int, residuals: list[tuple[float, int, int]]) -> list[Term]:
+def _value(term: Term, read):
+    """max(0, signed sum), each square read by `read` (its value, or its fiducial draws)."""
+    return np.maximum(0.0, sum(sign * read(s) for s, sign in term.mean_squares))
+
+
+def residual_square(block: np.ndarray, J: int = 1, name: str = "resid") -> Square:
+    """MS_resid / (S n J^2) of a seeds x problems block ([..., S, n]: a leading table axis is kept), its df."""
+    S, n = block.shape[-2:]
+    r = block - block.mean(axis=-2, keepdims=True) - block.mean(axis=-1, keepdims=True)
+    r = r + block.mean(axis=(-2, -1), keepdims=True)  # the two-way residual
+    return Square((r**2).sum(axis=(-2, -1)) / ((S - 1) * (n - 1)) / (S * n * J**2), (S - 1) * (n - 1), name)
+
+
+def problem_term(vector: np.ndarray, J: int, residuals: list[Square], name: str = "problem") -> list[Term]:
     """var(v)/n from seed-averaged per-problem values (MS_problem / (S n J^2)) net of the `residuals` they
     carry (one per side with 2+ seeds); none with fewer than two problems."""
-    if len(vector) < 2:
+    n = vector.shape[-1]
+    if n < 2:
         return []
-    spread = float(vector.var(ddof=1)) / len(vector) / J**2
-    return [Term(((spread, len(vector) - 1, +1), *residuals))]
+    spread = Square(vector.var(axis=-1, ddof=1) / n / J**2, n - 1, name)
+    return [Term(((spread, +1), *((r, -1) for r in residuals)))]
 
 
-def seed_term(blocks: list[np.ndarray]) -> list[Term]:
+def seed_term(blocks: list[np.ndarray], name: str = "seed") -> list[Term]:
     """var(u)/S + var(r)/(S n) from blocks with the same seeds (one per benchmark): MS_seed/(S n) of the
     per-seed Avg, S - 1 df; none with one seed (a 1-seed interval cannot measure seed variation)."""
-    S = blocks[0].shape[0]
+    S = blocks[0].shape[-2]
     if S < 2:
         return []
-    seed_means = np.mean([b.mean(axis=1) for b in blocks], axis=0)  # [S]: per-seed Avg
-    return [Term(((float(seed_means.var(ddof=1)) / S, S - 1, +1),))]
+    seed_means = np.mean([b.mean(axis=-1) for b in blocks], axis=0)  # [..., S]: per-seed Avg
+    return [Term(((Square(seed_means.var(axis=-1, ddof=1) / S, S - 1, name), +1),))]
+
+
+def paired_terms(blocks: list[np.ndarray]) -> list[Term]:
+    """The terms of a paired difference from its seeds x problems blocks D (one per benchmark, the same
+    seeds in each; [..., S, n], a leading axis of tables allowed): a problem term per benchmark net of its
+    residual, then the seed term of the per-seed Avg."""
+    J, terms = len(blocks), []
+    for j, d in enumerate(blocks):
+        residual = [residual_square(d, J, f"resid{j}")] if min(d.shape[-2:]) >= 2 else []
+        terms += problem_term(d.mean(axis=-2), J, residual, f"problem{j}")
+    return terms + seed_term(blocks)
 
 
 @cache
@@ -86,29 +118,33 @@ def fiducial(df: int, position: int) -> np.ndarray:
     return np.random.default_rng([df, position]).permutation(quantiles)
 
 
-def _variance_draws(terms: list[Term]) -> np.ndarray:
-    """[DRAWS] fiducial draws of the variance: every mean square m replaced by m / (chi2_f / f)."""
-    total, position = np.zeros(DRAWS), 0
+def variance_draws(terms: list[Term], draws: int = DRAWS):
+    """Fiducial draws of the variance ([DRAWS], or [T, DRAWS] for arrays of tables): every mean square m
+    replaced by m / (chi2_f / f), positions in order of first appearance of each named square."""
+    positions: dict[str, int] = {}
     for term in terms:
-        draw = np.zeros(DRAWS)
-        for m, df, sign in term.mean_squares:
-            draw += sign * m / fiducial(df, position)
-            position += 1
-        total += np.maximum(draw, 0.0)
-    return total
+        for square, _ in term.mean_squares:
+            positions.setdefault(square.name, len(positions))
+    pivot = lambda s: np.asarray(s.value)[..., None] / fiducial(s.df, positions[s.name])[:draws]  # noqa: E731
+    return sum(_value(term, pivot) for term in terms)
+
+
+def error_scales(terms: list[Term], draws: int = DRAWS):
+    """sd of each normal of the mixture: sqrt(V*) per fiducial draw ([DRAWS] or [T, DRAWS])."""
+    return np.sqrt(np.maximum(variance_draws(terms, draws), 1e-30))
 
 
 def interval(estimate: float, terms: list[Term], level: float) -> tuple[float, float, float, float, float]:
     """(low, high, two-sided p, SE, df): the mixture interval of the module docstring, cut to [-1, 1]. SE is
     the square root of the point estimate of the variance; df the Satterthwaite value at that estimate
     over every mean square read (reported, not used)."""
-    variance = sum(t.value() for t in terms)
+    variance = float(sum(t.value() for t in terms))
     if variance <= 0:
         return estimate, estimate, 1.0 if estimate == 0 else 0.0, 0.0, math.inf
-    sd = np.sqrt(np.maximum(_variance_draws(terms), 1e-30))  # [DRAWS]
+    sd = error_scales(terms)  # [DRAWS]
     target = 0.5 + level / 2
     half = brentq(lambda x: float(ndtr(x / sd).mean()) - target, 0.0, 1e3 * math.sqrt(variance) + 1.0, xtol=1e-10)
     p_value = float(2 * ndtr(-abs(estimate) / sd).mean())
-    squares = [(m, df) for t in terms for m, df, _ in t.mean_squares]
-    df = variance**2 / sum(m * m / df for m, df in squares)
+    squares = [s for t in terms for s, _ in t.mean_squares]
+    df = variance**2 / sum(float(s.value) ** 2 / s.df for s in squares)
     return max(-1.0, estimate - half), min(1.0, estimate + half), p_value, math.sqrt(variance), df

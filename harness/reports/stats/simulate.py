@@ -76,3 +76,15 @@ def true_difference(design: Design, shift: float) -> float:
 def as_row_scores(scores: np.ndarray, benchmark: str = "b") -> dict:
     """One simulated row [seeds, problems] in the reports' form {benchmark: {seed: {problem: score}}}."""
     return {benchmark: {s: {f"p{i}": float(v) for i, v in enumerate(row)} for s, row in enumerate(scores)}}
+
+
+def simulate_tables(design: Design, shifts: list[float], rng: np.random.Generator, tables: int) -> np.ndarray:
+    """`tables` independent tables at once, shape [tables, rows, seeds, problems] (the model of `simulate`,
+    every effect drawn afresh per table)."""
+    R, S, n = len(shifts), design.seeds, design.problems
+    logit = _logit(design.base) + np.asarray(shifts, dtype=float)[None, :, None, None]  # [1, R, 1, 1]
+    logit = logit + rng.normal(0.0, design.difficulty_sd, (tables, 1, 1, n))  # d[i]
+    logit = logit + rng.normal(0.0, design.row_problem_sd, (tables, R, 1, n))  # c[r, i]
+    logit = logit + rng.normal(0.0, design.seed_sd, (tables, R, S, 1))  # u[r, s]
+    logit = logit + rng.normal(0.0, design.interaction_sd, (tables, R, S, n))  # w[r, s, i]
+    return rng.binomial(design.samples, 1.0 / (1.0 + np.exp(-logit))) / design.samples
