@@ -282,4 +282,5 @@ def components_from(rows: dict[str, RowScores], benchmark: str, samples: int) ->
         samples=k,
         seeds=max(len(s) for s, *_ in stats.values()),
         interaction_sd=math.sqrt(interaction),
+        mean=float(np.mean([y.mean() for _, _, y, *_ in stats.values()])),
     )

@@ -2,7 +2,7 @@
 
 Every figure here is a frequency over `tables` tables drawn from harness.reports.stats.simulate, with
 a numpy Generator seeded from the design, so a figure is reproducible. Its Monte Carlo standard error is
-sqrt(f (1 - f) / tables) (0.015 at f = 0.95 with 200 tables; `monte_carlo_error`).
+sqrt(f (1 - f) / tables) (0.007 at f = 0.95 with 1000 tables; `monte_carlo_error`).
 
 - `coverage`: the 95% interval of one paired difference holds the true Delta (shift in logits).
 - `type_one`: one claim on two equal rows is decided (its two-sided test rejects at 5%).
@@ -10,19 +10,19 @@ sqrt(f (1 - f) / tables) (0.015 at f = 0.95 with 200 tables; `monte_carlo_error`
   four rows equal), Holm-adjusted; any of them decided is a family-wise error.
 - `groups_outside`: six equal rows on a leaderboard; some row left outside group 1.
 - `simulated_power` / `planned_power`: the rejection rate at a true shift, and what `harness plan`
-  predicts for it from the design's true variance components (`true_components`).
+  predicts for it from a simulated pilot table of the design (the logit model fitted to its scores).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
+from harness.reports.stats.accuracy import components_from
 from harness.reports.stats.batch import CHUNK, covers, holm, p_values
-from harness.reports.stats.power import Components, power_of
-from harness.reports.stats.simulate import Design, simulate_tables, true_difference
+from harness.reports.stats.power import power_of
+from harness.reports.stats.simulate import Design, as_row_scores, simulate_tables, true_difference
 
 ALPHA = 0.05
 CLAIMS = ((2, 0), (2, 1), (3, 0), (3, 1))  # rows (treatment, control): CE-GPPO x2 against GRPO, DAPO
@@ -81,40 +81,16 @@ def groups_outside(design: Design, tables: int, rows: int = 6) -> float:
     return outside / tables
 
 
-def true_components(design: Design, shift: float = 0.0, seeds: int = 64, problems: int = 4000) -> Components:
-    """The p-scale variance components of `harness plan` (harness.reports.stats.power) for a row with logit
-    `shift` against one without, measured on the accuracies p themselves (no sampling noise) of a large
-    fixed draw (what `components_from` estimates from the two measured rows)."""
-    big = replace(design, seeds=seeds, problems=problems)
-    rng = np.random.default_rng(12345)
-    logits = np.log(design.base / (1 - design.base)) + rng.normal(0.0, big.difficulty_sd, problems)
-    p = []
-    for row_shift in (shift, 0.0):  # two rows on the same problems
-        z = logits + row_shift + rng.normal(0.0, big.row_problem_sd, problems)
-        z = z + rng.normal(0.0, big.seed_sd, (seeds, 1)) + rng.normal(0.0, big.interaction_sd, (seeds, problems))
-        p.append(1.0 / (1.0 + np.exp(-z)))  # [seeds, problems]
-    residual = [
-        float(((x - x.mean(axis=0) - x.mean(axis=1, keepdims=True) + x.mean()) ** 2).sum())
-        / ((seeds - 1) * (problems - 1))
-        for x in p
-    ]
-    interaction = float(np.mean(residual))
-    seed_var = float(np.mean([x.mean(axis=1).var(ddof=1) for x in p])) - interaction / problems
-    problem_var = float((p[0].mean(axis=0) - p[1].mean(axis=0)).var(ddof=1)) - 2 * interaction / seeds
-    return Components(
-        seed_sd=math.sqrt(max(0.0, seed_var)),
-        problem_sd=math.sqrt(max(0.0, problem_var)),
-        sample_var=float(np.mean([(x * (1 - x)).mean() for x in p])),
-        problems=design.problems,
-        samples=design.samples,
-        seeds=design.seeds,
-        interaction_sd=math.sqrt(interaction),
-    )
-
-
-def planned_power(design: Design, shift: float) -> float:
-    c = true_components(design, shift)
-    return power_of(c, 100 * true_difference(design, shift), design.seeds, design.samples, problems=design.problems)
+def planned_power(design: Design, shift: float, pilot: int = 0) -> float:
+    """What `harness plan` predicts for the power at a true logit `shift`, given what it would be given: a
+    measured pilot table of the design (two rows at `shift` and 0, drawn with seed `pilot`), not the truth.
+    Its components (`components_from`, with the mean accuracy) are fitted by the logit model and the power
+    simulated from that fit (harness.reports.stats.power.power_of)."""
+    table = simulate_tables(design, [shift, 0.0], _rng(design, 100 + pilot), 1)[0]
+    rows = {f"row{r}": as_row_scores(table[r]) for r in range(2)}
+    components = components_from(rows, "b", design.samples)
+    return power_of(components, 100 * true_difference(design, shift), design.seeds, design.samples,
+                    problems=design.problems)  # fmt: skip
 
 
 GRID = [  # 24 designs: the issue's problems x seeds x k x base accuracy
