@@ -63,6 +63,7 @@ STATEMENT_CHARS = 600  # the tail searched for an answer statement
 WHOLE_CHARS = 200  # the longest completion that can be an answer by itself
 ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer after a statement
 CONCLUSION_CHARS = 300  # the tail searched for a concluding sentence
+HEAD_CHARS = 120  # the longest first line read for a note to the grader
 
 _BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _BRACE_TOKEN = re.compile(r"\{|\}|\\(?:boxed|fbox)\s*\{")  # literal first characters: a fast C scan
@@ -310,9 +311,11 @@ def _conclusion(text: str) -> Extracted | None:
 
 
 def opens_with_address(seen: str) -> bool:
-    """Whether the completion's head (ADDRESS_CHARS) speaks to the grader: a note to the grader opens
-    a completion, or speaks near its answer (`benchmarks.grading.math_commit` reads the final part)."""
-    head = seen[:ADDRESS_CHARS]
+    """Whether the completion's first line (at most HEAD_CHARS) speaks to the grader: a note to the
+    grader opens a completion, or stands near its answer (`benchmarks.grading.math_commit` reads the
+    final part); one in the middle of a long completion is not looked for."""
+    line_end = seen.find("\n", 0, HEAD_CHARS)
+    head = seen[: HEAD_CHARS if line_end < 0 else line_end]
     return mentions_grader(head) and addresses_grader(head.lower())
 
 
