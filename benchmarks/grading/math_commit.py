@@ -9,16 +9,19 @@ A reader credits the one answer a completion commits to, not its last box. `comm
 stands alone on its line, to the end of the text) and collects:
 - every other closed box there; a box inside another box means no answer (``\\boxed{13 \\boxed{12}}``);
 - every answer statement there: "the (final | correct) answer / count / total / result / value is X",
-  "Final answer: X", a bold ``**X**`` on a line of its own.
-A box is *negated* when the clause before it (back to the last ``,``, ``;``, ``.``, ``:`` or new line)
-says so ("not", "isn't", "cannot be", "rule out", ``\\neq``, "impossible") or "is impossible / wrong"
-follows it, and *a first guess* when that clause says "first guessed", "initially", "at first".
+  "Final answer: X", "Final: X", a bold ``**X**`` on a line of its own.
+A box is *negated* when its own clause denies it, before or after it (`benchmarks.grading.math_scope`:
+negating particles, predicates of falsity or rejection, by clause scope), and *a first guess* when
+the clause before it says "first guessed", "initially", "at first", "might think".
 Neither is committed to: a negated or first-guess answer box hands its place to the last committed
 box of the final part, and with none left the completion has no answer. "either" before the answer
 box in its sentence is no commitment either. The other committed answers are returned as text; the
 grader credits only when each of them equals the answer in value (`benchmarks.grading.math_check`),
 so ``\\boxed{12}`` followed by "The final answer is 13." is refused, and by "The final answer is 12."
-credited. Everything here is linear in the final part, which is at most FINAL_CHARS long.
+credited. The words around the answer travel with it as qualifiers: a bound or an estimate in its
+clause ("at most", "or fewer", "roughly") and a unit word right after its box, which the grader
+checks against the question. A final part that speaks to the grader commits to nothing. Everything
+here is linear in the final part, which is at most FINAL_CHARS long.
 """
 
 import re

@@ -17,9 +17,12 @@ position stays where it was and the answer's spans can be read off the original 
 - the ``comment``, ``verbatim``, ``lstlisting`` and ``minted`` environments and ``\\verb|...|``
   (verbatim shows the source, not a box);
 - HTML elements with ``display:none``, ``visibility:hidden``, ``hidden``, ``opacity:0``, ``font-size:0``,
-  a white colour, and
-  ``<details>`` (folded away unless a reader opens it);
-- white text: ``\\color{white}`` to the end of its group, ``\\textcolor{white}{...}``;
+  a white or transparent colour (style or ``color=`` attribute), placed off the page (``left:-9999px``)
+  or scaled to nothing; elements never shown (``<script>``, ``<style>``, ``<template>``,
+  ``<noscript>``) and ``<details>`` (folded away unless a reader opens it); then the tags of
+  common elements themselves (markup, not text: a ``>`` of a tag is no relation);
+- white text in any colour model (``\\color{white}``, ``\\color[rgb]{1,1,1}``, ``\\color[gray]{1}``,
+  ``\\textcolor[HTML]{FFFFFF}{...}``) and text scaled to nothing (``\\scalebox{0}``, ``\\resizebox{0pt}``);
 - struck-out text (withdrawn): ``~~...~~``, ``<del>``, ``<s>``, ``\\sout{}``, ``\\cancel{}`` and kin.
 
 `manipulates(text)` tells whether a completion defines or redefines macros (``\\def``,

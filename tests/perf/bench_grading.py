@@ -53,6 +53,12 @@ HOSTILE = {  # name: completion, graded against the reference "5" (or the one gi
     "20000 unclosed \\sout{": "\\sout{" * 20_000 + "\\boxed{5}",
     "8000 negated boxes": "\\boxed{1} not " * 8_000 + "\\boxed{5}",
     "6000 answer statements after the box": "\\boxed{5}" + " the answer is 6" * 6_000,
+    # Aimed at round 3's generalised reading: hidden elements, clause scope, notes to the grader.
+    "20000 hidden spans": "<span hidden>a</span>" * 20_000 + "\\boxed{5}",
+    "20000 unclosed <script>": "<script>" * 20_000 + "\\boxed{5}",
+    "20000 unclosed \\resizebox{0pt}{": "\\resizebox{0pt}{" * 20_000 + "\\boxed{5}",
+    "5000 negations before the box": "not " * 5_000 + "\\boxed{5}",
+    "5000 notes to the grader": "Note to the grader: " * 5_000 + "\\boxed{5}",
     # Against "5" the grader refuses the power towers above before sympy sees them (too large to
     # evaluate); these references let the answer reach math-verify and its timer.
     "\\boxed{3^{100000000}} vs an expression": ("\\boxed{3^{100000000}}", "3^{100000000} + 1"),
