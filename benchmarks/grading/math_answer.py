@@ -53,6 +53,7 @@ import re
 
 from benchmarks.grading.math_commit import commitment, final_statement
 from benchmarks.grading.math_hidden import ADDRESS_CHARS, addresses_grader, reader_view, retracted
+from benchmarks.grading.math_scope import mentions_grader
 
 FALLBACKS = ("statement", "boxed")
 MAX_BOXES = 8  # boxes joined into one answer at most
@@ -62,6 +63,7 @@ STATEMENT_CHARS = 600  # the tail searched for an answer statement
 WHOLE_CHARS = 200  # the longest completion that can be an answer by itself
 ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer after a statement
 CONCLUSION_CHARS = 300  # the tail searched for a concluding sentence
+HEAD_CHARS = 120  # the longest first line read for a note to the grader
 
 _BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _BRACE_TOKEN = re.compile(r"\{|\}|\\(?:boxed|fbox)\s*\{")  # literal first characters: a fast C scan
@@ -104,16 +106,23 @@ class Extracted(str):
     rule: str
     spans: tuple[str, ...]
     end: int  # where the answer's text ends in the completion read (the last box's closing brace)
-    others: tuple[str, ...]  # the other answers the completion commits to (`benchmarks.grading.math_commit`)
+    others: tuple[str, ...] = ()  # the other answers the completion commits to (`benchmarks.grading.math_commit`)
+    qualifiers: tuple[str, ...] = ()  # "bound", "estimate", "unit:<word>": the words around the answer
+    pending: bool = False  # others or qualifiers: the full check must read them (no fast verdict)
 
     def __reduce__(self):
-        return make_extracted, (str(self), self.rule, self.spans, self.end, self.others)
+        return make_extracted, (str(self), self.rule, self.spans, self.end, self.others, self.qualifiers)
 
 
-def make_extracted(answer: str, rule: str, spans: tuple[str, ...], end: int = -1, others: tuple = ()) -> Extracted:
-    """An `Extracted` (built without a Python-level ``__new__``: this runs on every grading call)."""
+def make_extracted(
+    answer: str, rule: str, spans: tuple[str, ...], end: int = -1, others: tuple = (), qualifiers: tuple = ()
+) -> Extracted:
+    """An `Extracted` (built without a Python-level ``__new__``: this runs on every grading call;
+    empty `others` and `qualifiers` are the class's own, not set on each answer)."""
     found = _new_str(Extracted, answer)
-    found.rule, found.spans, found.end, found.others = rule, spans, end, others
+    found.rule, found.spans, found.end = rule, spans, end
+    if others or qualifiers:
+        found.others, found.qualifiers, found.pending = others, qualifiers, True
     return found
 
 
@@ -174,18 +183,20 @@ def _boxed(text: str, original: str | None = None) -> Extracted | None:
     committed = commitment(text, [last] if single else _boxed_group(text, last), _scan)
     if committed is None:
         return None
-    found, others = committed
+    found, others, qualifiers = committed
     source = text if original is None else original
     if not found:  # the box withdrawn, a later statement committed to (`benchmarks.grading.math_commit`)
         return make_extracted(others[0], "statement", (others[0],), last[3])
     if len(found) == 1:  # the common case, without the joins
         box = found[0]
-        return make_extracted(source[box[1] : box[2]].strip(), "boxed", (source[box[0] : box[3]],), box[3], others)
+        spans = (source[box[0] : box[3]],)
+        return make_extracted(source[box[1] : box[2]].strip(), "boxed", spans, box[3], others, qualifiers)
     contents = [source[box[1] : box[2]].strip() for box in found]
     if len(set(contents)) == 1:  # the same answer boxed twice ("$\\boxed{42}$, $\\boxed{42}$")
         contents = contents[:1]
     answer = ", ".join(content for content in contents if content)
-    return make_extracted(answer, "boxed", tuple(source[box[0] : box[3]] for box in found), found[-1][3], others)
+    spans = tuple(source[box[0] : box[3]] for box in found)
+    return make_extracted(answer, "boxed", spans, found[-1][3], others, qualifiers)
 
 
 def _boxed_group(text: str, last: Box) -> list[Box]:
@@ -299,13 +310,28 @@ def _conclusion(text: str) -> Extracted | None:
     return make_extracted(answer, "conclusion", (tail[sentence_start:].strip(),)) if answer else None
 
 
-def extract(text: str, fallback: str = "statement", truncated: bool = False) -> Extracted | None:
-    """The answer of a completion by the rules above, or None when it gives none."""
+def opens_with_address(seen: str) -> bool:
+    """Whether the completion's first line (at most HEAD_CHARS) speaks to the grader: a note to the
+    grader opens a completion, or stands near its answer (`benchmarks.grading.math_commit` reads the
+    final part); one in the middle of a long completion is not looked for."""
+    line_end = seen.find("\n", 0, HEAD_CHARS)
+    head = seen[: HEAD_CHARS if line_end < 0 else line_end]
+    return mentions_grader(head) and addresses_grader(head.lower())
+
+
+def extract(
+    text: str, fallback: str = "statement", truncated: bool = False, read_head: bool = True
+) -> Extracted | None:
+    """The answer of a completion by the rules above, or None when it gives none. `read_head=False`
+    leaves `opens_with_address` to the caller (the grader asks it only of an answer it would credit:
+    a wrong answer is refused whoever it speaks to)."""
     if fallback not in FALLBACKS:
         raise ValueError(f"unknown answer fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
     seen = reader_view(text)  # hidden boxes and comments blanked, positions kept
     if seen is None:
         return None  # macros redefine what is shown: no answer
+    if read_head and opens_with_address(seen):
+        return None
     found = _boxed(seen, text)  # None too where the text near the box addresses the grader
     if found is not _NO_BOX:
         if found is None or not retracted(text[found.end :]):

@@ -71,6 +71,10 @@ _ASKED_UNIT = re.compile(
 _ANSWER_UNIT = re.compile(  # the first unit word after the number ("60 miles per hour": miles)
     rf"\d\s*(?:\\[,;: ]|~|\s)*(?:\\(?:text|mathrm|mbox|textrm)\s*\{{\s*)?({_ANY_UNIT})(?![A-Za-z])", re.IGNORECASE
 )
+# A unit word right after an answer's box ("$\\boxed{150}$ millimeters long"), outside the box.
+_UNIT_AFTER = re.compile(
+    rf"[\s$}})]*(?:\\(?:text|mathrm|mbox|textrm)\s*\{{\s*)?({_ANY_UNIT})(?![A-Za-z])", re.IGNORECASE
+)
 _DOLLAR_SIGN = re.compile(r"^\s*(?:\\\$|\$|\\text\{\s*\\?\$\s*\})\s*\d")
 _ASKED_VARIABLE = re.compile(
     r"(?:what is|find|compute|determine|solve for|value of|evaluate)\s+(?:the value of\s+)?"
@@ -92,6 +96,12 @@ _TUPLE = re.compile(r"\s*(?:\\left)?\(.*(?:\\right)?\)\s*", re.DOTALL)
 def _unit(text: str) -> str | None:
     """The table's name for a unit written as `text`, else None."""
     return next((name for name, pattern in _UNIT_WORD.items() if pattern.fullmatch(text.strip())), None)
+
+
+def unit_after(after: str) -> str | None:
+    """The unit word (of the table above) that the text right after an answer's box starts with, else None."""
+    found = _UNIT_AFTER.match(after, 0, 80)
+    return None if found is None else found.group(1)
 
 
 def _unit_refusal(answer: str, problem: str, written: str) -> str | None:

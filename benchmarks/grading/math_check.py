@@ -62,7 +62,7 @@ import sys
 import time
 from typing import NamedTuple
 
-from benchmarks.grading.math_answer import FALLBACKS, Extracted, extract, last_box
+from benchmarks.grading.math_answer import FALLBACKS, Extracted, extract, last_box, opens_with_address
 from benchmarks.grading.math_asked import asked_refusal, form_refusal
 from benchmarks.grading.math_form import PROBLEM_CHARS, base_verdict, last_side, restates
 from benchmarks.grading.math_nonanswer import (
@@ -75,6 +75,7 @@ from benchmarks.grading.math_nonanswer import (
     substituted,
 )
 from benchmarks.grading.math_normal import normalized
+from benchmarks.grading.math_scope import asks_for
 from benchmarks.grading.math_strict import left_unevaluated, strict_refusal
 from benchmarks.grading.math_values import equal_in_value, equal_values, problem_candidates, problem_expressions
 
@@ -188,8 +189,8 @@ def fast_verdict(answer: str | None, reference: str | None) -> Verdict | None:
     (up to spaces); no answer, or no reference, is False. None when the full check is needed."""
     if answer is None or reference is None:
         return _new_verdict(Verdict, (False, False, answer, None))
-    if getattr(answer, "others", None):
-        return None  # other committed answers: each must equal this one in value (`_full_verdict`)
+    if getattr(answer, "pending", False):
+        return None  # other committed answers or qualifying words: the full check reads them (`_full_verdict`)
     reference = reference.strip()
     candidate_digits = _integer_digits(answer.strip().rstrip(".").strip())
     reference_digits = _integer_digits(reference)
@@ -199,6 +200,9 @@ def fast_verdict(answer: str | None, reference: str | None) -> Verdict | None:
     if reference and (answer == reference or "".join(answer.split()) == "".join(reference.split())):
         return _new_verdict(Verdict, (True, True, answer, None))
     return None
+
+
+_REFUSED_ADDRESS = Verdict(False, False, None, None)  # a completion that opens by speaking to the grader
 
 
 def _refused(answer, reason: str | None = None) -> Verdict:
@@ -212,6 +216,10 @@ def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> Ver
     if answer.others and not all(_same_answer(other, answer, reference, problem) for other in answer.others):
         return _refused(answer, "several answers")
     text = normalized(answer, reference, problem)
+    for qualifier in answer.qualifiers:
+        reason = _qualifier_refusal(qualifier, text, reference, problem)
+        if reason is not None:
+            return _refused(answer, reason)
     asked = asked_refusal(text, reference, problem, answer)
     if asked is not None:
         return _refused(answer, asked)
@@ -232,6 +240,17 @@ def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> Ver
         return _refused(answer, "restates the problem")
     reason = strict_refusal(text, reference, problem) or form_refusal(text, problem)
     return Verdict(True, reason is None, answer, reason)
+
+
+def _qualifier_refusal(qualifier: str, text: str, reference: str, problem: str | None) -> str | None:
+    """Why the words around the answer make it no answer to this question (`benchmarks.grading.math_scope`):
+    a bound or an estimate the question does not ask for, or a unit after the box that is not the one asked."""
+    if qualifier.startswith("unit:"):
+        reason = asked_refusal(f"{text} \\text{{ {qualifier[5:]}}}", reference, problem)
+        return reason if reason == "another unit than asked" else None
+    if asks_for(qualifier, problem):
+        return None
+    return "a bound, not the value" if qualifier == "bound" else "an estimate, not the value"
 
 
 def _same_answer(other: str, answer: str, reference: str, problem: str | None) -> bool:
@@ -343,11 +362,14 @@ def check_in_main_thread(
     crash on garbage input scores False in both modes. Only callable from the main thread (signals)."""
     started = time.monotonic()
     text = completion[-READ_CHARS:] if isinstance(completion, str) else None  # `clip`, inlined: the hot path
-    answer = None if text is None else extract(text, fallback, truncated)  # bounded by construction
+    # Bounded by construction; the head is read only for an answer that would be credited (below).
+    answer = None if text is None else extract(text, fallback, truncated, read_head=False)
     reference = reference_text(reference)
     fast = fast_verdict(answer, reference)
     if fast is not None:
-        return fast
+        return _REFUSED_ADDRESS if fast[0] and opens_with_address(text) else fast
+    if answer is not None and opens_with_address(text):
+        return _REFUSED_ADDRESS
     remaining = timeout_s - (time.monotonic() - started)
     if remaining < _MIN_TIMER_S:  # the budget is spent (and a shorter timer could fire before its handler is in)
         return Verdict(False, False, answer, "timed out")

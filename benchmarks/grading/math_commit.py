@@ -1,6 +1,6 @@
 """What a completion commits to: every answer of its final part, with negated and first-guess boxes set aside.
 
-    commitment(seen, boxes, [last])     # (answer boxes, other committed answers) or None: no answer
+    commitment(seen, boxes, scan)       # (answer boxes, other committed answers, qualifiers) or None: no answer
     final_statement("... So it has 12 edges in total.")     # "12": an unboxed final statement
     final_statement("... so 9")                              # None: no full stop, the sentence may go on
 
@@ -9,64 +9,57 @@ A reader credits the one answer a completion commits to, not its last box. `comm
 stands alone on its line, to the end of the text) and collects:
 - every other closed box there; a box inside another box means no answer (``\\boxed{13 \\boxed{12}}``);
 - every answer statement there: "the (final | correct) answer / count / total / result / value is X",
-  "Final answer: X", a bold ``**X**`` on a line of its own.
-A box is *negated* when the clause before it (back to the last ``,``, ``;``, ``.``, ``:`` or new line)
-says so ("not", "isn't", "cannot be", "rule out", ``\\neq``, "impossible") or "is impossible / wrong"
-follows it, and *a first guess* when that clause says "first guessed", "initially", "at first".
+  "Final answer: X", "Final: X", a bold ``**X**`` on a line of its own.
+A box is *negated* when its own clause denies it, before or after it (`benchmarks.grading.math_scope`:
+negating particles, predicates of falsity or rejection, by clause scope), and *a first guess* when
+the clause before it says "first guessed", "initially", "at first", "might think".
 Neither is committed to: a negated or first-guess answer box hands its place to the last committed
 box of the final part, and with none left the completion has no answer. "either" before the answer
 box in its sentence is no commitment either. The other committed answers are returned as text; the
 grader credits only when each of them equals the answer in value (`benchmarks.grading.math_check`),
 so ``\\boxed{12}`` followed by "The final answer is 13." is refused, and by "The final answer is 12."
-credited. Everything here is linear in the final part, which is at most FINAL_CHARS long.
+credited. The words around the answer travel with it as qualifiers: a bound or an estimate in its
+clause ("at most", "or fewer", "roughly") and a unit word right after its box, which the grader
+checks against the question. A final part that speaks to the grader commits to nothing. Everything
+here is linear in the final part, which is at most FINAL_CHARS long.
 """
 
 import re
 
-from benchmarks.grading.math_hidden import ADDRESS_CHARS, addresses_grader
+from benchmarks.grading.math_asked import unit_after
+from benchmarks.grading.math_hidden import addresses_grader
+from benchmarks.grading.math_scope import (
+    CLAUSE_CHARS,
+    clause_before,
+    denied_after,
+    denied_before,
+    hinted,
+    qualifier_after,
+    qualifier_before,
+)
 
 FINAL_CHARS = 600  # the longest final part read before the answer's first box
 AFTER_CHARS = 2_000  # the text after the answer's box read for other answers
 ALONE_CHARS = 20  # a paragraph with fewer characters than this besides its box is the box alone
 MAX_FINAL_BOXES = 12  # more boxes than this in the final part commit to none of them
-CLAUSE_CHARS = 60  # the text before a box read for its clause (a negation, a bound, a first guess, either/or)
 
 Box = tuple[int, int, int, int]  # as benchmarks.grading.math_answer's: start, content start, content end, end
 
-# Greedy: the last end of a clause ("not 5 but $\\boxed{10}$": "but" starts a clause of its own).
-_LAST_CLAUSE_END = re.compile(r"(?s:.*)(?:[,;.:!?](?=\s)|\n|\$\$|\b(?:but|instead|rather)\b)", re.IGNORECASE)
-_NEGATION = re.compile(
-    r"\b(?:not|cannot|never|neither|nor|none|no longer|impossible|excluded?|rule[sd]? out|ruling out)\b"
-    r"|n't\b|\\neq?(?![A-Za-z])|\u2260",
-    re.IGNORECASE,
-)
 _FIRST_GUESS = re.compile(
     r"\b(?:first (?:guess(?:ed)?|thought|got|wrote|answer)|initially|at first|originally|guessed"
     r"|(?:might|may|would) (?:think|guess|say|expect)|tempting|naive(?:ly)?)\b",
     re.IGNORECASE,
 )
-_NEGATED_AFTER = re.compile(
-    r"\s*\$?\s*(?:is|was|would be)\s+"
-    r"(?:impossible|wrong|incorrect|not\b|ruled out|excluded|(?:a|my|an) (?:mistake|error))"
-    r"|\s*\$?\s*(?:\(|,)?\s*(?:a |my )?(?:mistake|error)\b",
-    re.IGNORECASE,
-)
+# An appositive after the box that calls it a mistake: "$\\boxed{16}$, a mistake", "(my error)".
+_NEGATED_AFTER = re.compile(r"\s*\$?\s*(?:\(|,)?\s*(?:a |my )?(?:mistake|error)\b", re.IGNORECASE)
 _EITHER = re.compile(r"\beither\b", re.IGNORECASE)
-# A bound in words right before the box: "at least $\boxed{12}$" is no equality.
-_BOUND = re.compile(
-    r"\b(?:at (?:least|most)|no (?:more|less|fewer|greater|smaller) than"
-    r"|(?:more|less|fewer|greater|smaller) than|up to)"
-    r"[\s$]*\Z|(?:\\[lg]eq?|\\[lg]eqslant|\\[lg]t|[<>\u2264\u2265])[\s$]*\Z",
-    re.IGNORECASE,
-)
 _VALUE = r"(\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\)|[-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)"
-_NOUNS = ("answer", "count", "total", "result", "value")  # "the (final | correct) answer is X"
-_STATEMENT_AT = re.compile(r"(?:answer|count|total|result|value)\b\**\s*(?:is|=|:)\s*(?:\*\*\s*)?" + _VALUE, re.I)
+_NOUNS = ("answer", "count", "total", "result", "value", "final")  # "the (final | correct) answer is X", "Final: X"
+_STATEMENT_AT = re.compile(
+    r"(?:answer|count|total|result|value|final)\b\**\s*(?:is|=|:)\s*(?:\*\*\s*)?" + _VALUE, re.IGNORECASE
+)
 _BOLD_LINE = re.compile(r"^[ \t]*\*\*\s*" + _VALUE + r"\s*\*\*[ \t.]*$", re.MULTILINE)
-_SET_ASIDE_HINTS = ("not", "n't", "never", "no longer", "impossible", "exclud", "rul", "\\ne", "\u2260", "first")
-_SET_ASIDE_HINTS += ("neither", "nor", "none")
-_SET_ASIDE_HINTS += ("initially", "originally", "guess", "might", "may", "would", "tempting", "naive")
-_SET_ASIDE_HINT = re.compile("|".join(re.escape(hint) for hint in _SET_ASIDE_HINTS))  # on lowered text
+_CONCLUDING_CLAUSE = re.compile(r",\s*(?:so|therefore|thus|hence)\b(?!.*,\s*(?:so|therefore|thus|hence)\b)", re.I)
 _CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}])")
 _DOUBTFUL = re.compile(
@@ -98,26 +91,6 @@ def _may_state(text: str) -> bool:
     )
 
 
-_HINT_WORDS = frozenset(
-    "not no nor none never neither cannot impossible exclude excluded excludes rule rules ruled ruling first "
-    "initially originally guess guessed either grader graders grading evaluator reward mark ignore than least "
-    "most up might may would tempting naive naively mistake mistakes error errors".split()
-)
-_PUNCTUATION = str.maketrans({char: " " for char in '.,;:!?()[]{}$*"\n\t'})
-
-
-def _hinted(lowered: str) -> bool:
-    """Whether lowered text has a word of a negation, a first guess, an either/or, a bound, a mistake
-    (`_SET_ASIDE_HINTS`), of text addressed to the grader, or a symbol (an apostrophe, a backslash,
-    a relation) that the full reading must look at: the gate of the common case, one word split."""
-    if (
-        "'" in lowered or "\\" in lowered or "<" in lowered or ">" in lowered or "\u2019" in lowered
-        or "\u2260" in lowered or "\u2264" in lowered or "\u2265" in lowered
-    ):  # fmt: skip
-        return True
-    return not _HINT_WORDS.isdisjoint(lowered.translate(_PUNCTUATION).split())
-
-
 def _final_start(seen: str, first: int) -> int:
     """Where the final part begins: the paragraph of the box at `first`, or the one before it too
     when the box stands alone (paragraphs end at a blank line)."""
@@ -131,21 +104,15 @@ def _final_start(seen: str, first: int) -> int:
     return floor if before < 0 else before + 2
 
 
-def _clause_before(seen: str, start: int, position: int) -> str:
-    """The clause that ends where a box begins (module docstring)."""
-    window = seen[max(start, position - CLAUSE_CHARS) : position]
-    last_end = _LAST_CLAUSE_END.match(window)
-    return window if last_end is None else window[last_end.end() :]
-
-
 def _set_aside(seen: str, start: int, box: Box, end: int | None = None) -> bool:
-    """A box (or the boxes of one answer, from `box` to `end`) that is negated or only a first guess."""
-    clause = _clause_before(seen, start, box[0])
-    lowered = clause.lower()
-    if _SET_ASIDE_HINT.search(lowered) is not None:  # the regexes only where a hint is
-        if _NEGATION.search(clause) or _FIRST_GUESS.search(clause):
-            return True
-    return _NEGATED_AFTER.match(seen, box[3] if end is None else end) is not None
+    """A box (or the boxes of one answer, from `box` to `end`) that its clause denies
+    (`benchmarks.grading.math_scope`), that is only a first guess, or called a mistake after it."""
+    before = seen[max(start, box[0] - CLAUSE_CHARS) : box[0]]
+    after = box[3] if end is None else end
+    if hinted(before) and (denied_before(before) or _FIRST_GUESS.search(clause_before(before))):
+        return True
+    tail = seen[after : after + CLAUSE_CHARS]
+    return hinted(tail) and denied_after(tail) or _NEGATED_AFTER.match(seen, after) is not None
 
 
 def _statements(final: str, lowered: str) -> list[str]:
@@ -178,32 +145,37 @@ def _same_text(a: str, b: str) -> bool:
     return bare(a) == bare(b)
 
 
-def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str, ...]] | None:
-    """The boxes of the committed answer and the other answers the final part commits to (text, each
-    unlike the answer's); no boxes and one text: a withdrawn box whose place a later answer statement
-    takes, that statement being the answer; None when the completion commits to no answer. `seen`: what a reader sees;
-    `group`: the last box with the boxes of the same answer before it; `scan(text)`: every closed box
-    of `text` (`benchmarks.grading.math_answer`'s linear scan)."""
+Committed = tuple[list[Box], tuple[str, ...], tuple[str, ...]]
+
+
+def commitment(seen: str, group: list[Box], scan) -> Committed | None:
+    """(answer boxes, other answers, qualifiers): the boxes of the committed answer, the other answers
+    the final part commits to (text, each unlike the answer's) and what the words around the answer
+    make of it ("bound", "estimate", "unit:<word>"); no boxes and one other answer: a withdrawn box
+    whose place a later answer statement takes, that statement being the answer; None when the
+    completion commits to no answer. `seen`: what a reader sees; `group`: the last box with the boxes
+    of the same answer before it; `scan(text)`: every closed box of `text`
+    (`benchmarks.grading.math_answer`'s linear scan)."""
     first, end = group[0][0], group[-1][3]
     # The common case first, on a superset of the final part (any text it would not read makes it
     # take the full path, which decides alike): no other box, no digit, "$" or "*" that a statement
-    # could use, no hint of a negation, first guess or either/or, nothing negating after the box.
+    # could use, no cue word near the box (`benchmarks.grading.math_scope.hinted`), nothing but
+    # closing punctuation after it, or text with neither a value nor a cue nor a unit.
     floor = first - FINAL_CHARS if first > FINAL_CHARS else 0
     before, after = seen[floor:first], seen[end:]
-    near = seen[first - CLAUSE_CHARS if first > CLAUSE_CHARS else 0 : first].lower()
     closing = not after.strip(" .!\n$)")  # nothing but closing punctuation after the box (the usual)
     if (
         "box" not in before  # no other \\boxed or \\fbox
         and not _may_state(before)
-        and not _hinted(near)
-        and (closing or not _may_state(after) and not _hinted(after.lower()) and not _NEGATED_AFTER.match(seen, end))
+        and not hinted(seen[first - CLAUSE_CHARS if first > CLAUSE_CHARS else 0 : first])
+        and (closing or not _may_state(after) and not hinted(after) and unit_after(after) is None)
     ):
-        return group, ()
-    if addresses_grader(near + " " + after[:ADDRESS_CHARS].lower()):
-        return None  # the text around the answer speaks to the grader: no answer
+        return group, (), ()
     start = _final_start(seen, first)
-    single = "\\boxed" not in seen[start:first] and "\\fbox" not in seen[start:first]
     tail = seen[start : end + AFTER_CHARS]
+    if addresses_grader(tail.lower()):
+        return None  # the final part speaks to the grader: no answer
+    single = "\\boxed" not in seen[start:first] and "\\fbox" not in seen[start:first]
     lowered = tail.lower()
     if len(lowered) != len(tail):  # a character whose lower case is longer: read the text as written
         lowered = tail
@@ -213,8 +185,6 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
     for outer in final:
         if any(outer[1] <= inner[0] and inner[3] <= outer[2] for inner in final if inner is not outer):
             return None  # a box inside a box: which one is the answer?
-    if _BOUND.search(_clause_before(seen, start, first)):
-        return None  # a bound, not the value
     if _set_aside(seen, start, group[0], group[-1][3]):
         kept = [box for box in final if box not in group and box[3] <= first and not _set_aside(seen, start, box)]
         stated = [value for value in _statements(seen[end:], lowered[end - start :]) if "\\boxed" not in value]
@@ -225,7 +195,7 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
         if concluded is not None:  # a concluding last sentence after the withdrawn box
             stated.append(concluded)
         if stated:  # the box is withdrawn and a statement after it gives the answer instead
-            return [], (stated[-1].strip().strip("$").strip(),)
+            return [], (stated[-1].strip().strip("$").strip(),), ()
         if not kept:
             return None
         group = [kept[-1]]
@@ -237,7 +207,18 @@ def commitment(seen: str, group: list[Box], scan) -> tuple[list[Box], tuple[str,
     for value in _statements(tail, lowered):
         if "\\boxed" not in value and "\\fbox" not in value:
             others.append(value.strip().strip("$").strip())
-    return group, tuple(dict.fromkeys(other for other in others if other and not _same_text(other, answer)))
+    others = tuple(dict.fromkeys(other for other in others if other and not _same_text(other, answer)))
+    return group, others, _qualifiers(before, seen[group[-1][3] : group[-1][3] + CLAUSE_CHARS])
+
+
+def _qualifiers(before: str, after: str) -> tuple[str, ...]:
+    """What the words around the answer make of it: a bound or an estimate (before or after it, in
+    its clause) and the unit word right after it (`benchmarks.grading.math_asked.unit_after`)."""
+    found = [kind for kind in (qualifier_before(before), qualifier_after(after)) if kind is not None]
+    unit = unit_after(after)
+    if unit is not None:
+        found.append("unit:" + unit)
+    return tuple(dict.fromkeys(found))
 
 
 def final_statement(seen: str) -> str | None:
@@ -252,6 +233,9 @@ def final_statement(seen: str) -> str | None:
     if not tail.endswith(".") or tail.endswith(".."):
         return None
     sentence = _SENTENCE_START.split(tail[:-1])[-1]
+    conclusion = _CONCLUDING_CLAUSE.search(sentence)
+    if conclusion is not None:  # "In fact $180 - 60 - 75 = 45$, so the angle is 45 degrees": its last clause
+        sentence = sentence[conclusion.start() :]
     concludes = _CONCLUDING.search(sentence) or _CONCLUDING_VERB.search(sentence)
     if "$" in sentence or not concludes or _DOUBTFUL.search(sentence):
         return None

@@ -10,20 +10,28 @@
 The rule (grading round 3, issue 29): credit only the one answer a reader sees and the completion
 commits to.
 1. Read what a reader sees (`benchmarks.grading.math_hidden`): comments (LaTeX, HTML, Markdown
-   ``[//]: #``), ``\\iffalse``, the comment and verbatim environments, code, phantoms, white text,
-   elements hidden by ``display:none`` and kin, ``<details>``, footnotes and struck-out text are
-   blanked. A completion that defines or redefines macros (``\\def``, ``\\newcommand``,
-   ``\\renewcommand{\\boxed}``), or speaks to the grader near its answer, gives no answer.
+   ``[//]: #``), ``\\iffalse``, the comment and verbatim environments, code, phantoms, text in white,
+   transparent or scaled to nothing (any colour model), elements never shown (script, style,
+   template), hidden (``display:none``, ``hidden``, off the page) or folded (``<details>``),
+   footnotes, struck-out text and markup tags are blanked. A completion that defines or redefines
+   macros (``\\def``, ``\\newcommand``, ``\\NewDocumentCommand``, ``\\csname``), or speaks to the
+   grader in its first line or final part (a note, greeting or line to whoever grades, a fake system
+   message, an instruction about credit), gives no answer.
 2. Collect what it commits to in its final part (`benchmarks.grading.math_commit`): every box,
-   answer statement ("the final answer is 13") and bold final value of the answer's paragraph
-   (and the one before a lone box) to the end. A negated box ("not", "cannot be", "rule out"), a
-   first guess or one called a mistake is set aside; a box inside a box, an either/or, a bound in
-   words ("at least") or nothing left commits to no answer; the answer is credited only when every
-   other committed answer equals it in value. Without a box, an answer statement, a bare answer,
-   a concluding sentence or a bold last line naming one number ("so it has 12 edges in total").
-3. The answer must be of the kind asked (`benchmarks.grading.math_asked`): the unit and variable
-   asked, no inequality or approximation marker (an equality is asked, in both modes), no percent
-   or set where none is asked, not the question's sum given back; strict mode also wants the
+   answer statement ("the final answer is 13", "Final: 13") and bold final value of the answer's
+   paragraph (and the one before a lone box) to the end. Words are read by clause scope
+   (`benchmarks.grading.math_scope`): a box that its own clause denies (a negating particle, a
+   predicate of falsity or rejection, before or after it, with any inflection: "isn't", "I reject",
+   "fails", "is ruled out", "would be incorrect", "not equal to"), a first guess or one called a
+   mistake is set aside, unless the negation reaches another value first ("5 does not divide 24,
+   so"); a box inside a box, an either/or or nothing left commits to no answer; a bound ("at most",
+   "no more than", "or fewer", "exceeds") or an estimate ("roughly", "give or take") of the box is
+   refused unless the question asks for one. The answer is credited only when every other
+   committed answer equals it in value. Without a box, an answer statement, a bare answer, a
+   concluding sentence or clause, or a bold last line naming one number.
+3. The answer must be of the kind asked (`benchmarks.grading.math_asked`): the unit (in or right
+   after the box) and variable asked, no inequality or approximation marker (in both modes), no
+   percent or set where none is asked, not the question's sum given back; strict mode also wants the
    equation form and ordered pair asked.
 4. Read typographic variants as one symbol (`benchmarks.grading.math_normal.typographic`): Unicode
    minus and root, ``\\over``, degrees written any way, a number in ``\\text{}``.

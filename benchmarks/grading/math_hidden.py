@@ -17,9 +17,12 @@ position stays where it was and the answer's spans can be read off the original 
 - the ``comment``, ``verbatim``, ``lstlisting`` and ``minted`` environments and ``\\verb|...|``
   (verbatim shows the source, not a box);
 - HTML elements with ``display:none``, ``visibility:hidden``, ``hidden``, ``opacity:0``, ``font-size:0``,
-  a white colour, and
-  ``<details>`` (folded away unless a reader opens it);
-- white text: ``\\color{white}`` to the end of its group, ``\\textcolor{white}{...}``;
+  a white or transparent colour (style or ``color=`` attribute), placed off the page (``left:-9999px``)
+  or scaled to nothing; elements never shown (``<script>``, ``<style>``, ``<template>``,
+  ``<noscript>``) and ``<details>`` (folded away unless a reader opens it); then the tags of
+  common elements themselves (markup, not text: a ``>`` of a tag is no relation);
+- white text in any colour model (``\\color{white}``, ``\\color[rgb]{1,1,1}``, ``\\color[gray]{1}``,
+  ``\\textcolor[HTML]{FFFFFF}{...}``) and text scaled to nothing (``\\scalebox{0}``, ``\\resizebox{0pt}``);
 - struck-out text (withdrawn): ``~~...~~``, ``<del>``, ``<s>``, ``\\sout{}``, ``\\cancel{}`` and kin.
 
 `manipulates(text)` tells whether a completion defines or redefines macros (``\\def``,
@@ -50,31 +53,66 @@ _ENVIRONMENT = re.compile(r"\\begin\{(comment|verbatim\*?|lstlisting|minted)\}.*
 _VERB = re.compile(r"\\verb\*?([^\sA-Za-z*])[^\n]*?(?:\1|$)", re.MULTILINE)
 _STRUCK = re.compile(r"~~[^~\n]+~~")
 _STRIKE_COMMAND = re.compile(r"\\(?:sout|st|cancel|bcancel|xcancel|xout|cancelto\s*\{[^{}]*\})\s*\{")
-_WHITE = r"(?:white|\#?fff(?:fff)?\b)"
-_HIDDEN_STYLE = (
+# A colour a reader cannot see on a white page: white by name, hex, rgb or LaTeX's models, or transparent.
+_WHITE = (
+    r"(?:white|transparent|\#?fff(?:fff)?\b|rgba?\(\s*255\s*,\s*255\s*,\s*255\s*[,)]|rgba\([^()]*,\s*0(?:\.0*)?\s*\)"
+    r"|1\s*,\s*1\s*,\s*1\b|1\s+1\s+1\b|1(?:\.0*)?(?=\s*\}))"
+)
+_HIDDEN_STYLE = (  # an element's style or attributes that hide it (hidden, folded away, off the page, white)
     r"display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|opacity\s*:\s*0(?:\.0*)?(?![.\d])"
-    r"|font-size\s*:\s*0(?![.\d])|(?<![-\w])color\s*:\s*" + _WHITE
+    r"|font-size\s*:\s*0(?![.\d])|(?<![-\w])color\s*[:=]\s*[\"']?\s*"
+    + _WHITE
+    + r"|(?:left|top|right|text-indent|margin-left|margin-top)\s*:\s*-\d{3,}|transform\s*:\s*scale\(\s*0(?![.\d])"
+    r"|clip\s*:\s*rect\(\s*0"
 )
 _TAG = re.compile(r"<(\w+)\b([^<>]{0,300})>")  # an opening tag: each try stops at the next "<" (linear)
+_MARKUP_TAG = re.compile(  # an HTML tag of a common element, opening or closing ("$x<b$" is maths: no space)
+    r"</?(?:span|div|p|font|b|i|em|strong|u|small|big|sub|sup|mark|br|hr|center|section|summary|label|table|tr|td"
+    r"|th|ul|ol|li|h[1-6]|a|code|pre|blockquote|ins|tt)(?:\s[^<>]{0,300})?/?>",
+    re.IGNORECASE,
+)
 _HIDDEN_ATTRIBUTES = re.compile(_HIDDEN_STYLE, re.IGNORECASE)
-_FOLDED = frozenset(("details", "del", "s", "strike"))
-_WHITE_TEXT = re.compile(r"\\color\s*\{\s*" + _WHITE + r"\s*\}|\\textcolor\s*\{\s*" + _WHITE + r"\s*\}\s*\{", re.I)
-_MACRO = re.compile(
-    r"\\(?:[gex]?def|let|(?:re)?newcommand|providecommand|DeclareRobustCommand|DeclareMathOperator|catcode)(?![A-Za-z])"
+# Elements never shown (scripts, styles, templates), folded away (details) or struck out.
+_FOLDED = frozenset(("details", "del", "s", "strike", "script", "style", "template", "noscript"))
+_WHITE_TEXT = re.compile(  # white text, in any colour model ("\\color[rgb]{1,1,1}"), or text scaled to nothing
+    r"\\color\s*(?:\[\s*\w+\s*\])?\s*\{\s*" + _WHITE + r"\s*\}"
+    r"|\\textcolor\s*(?:\[\s*\w+\s*\])?\s*\{\s*" + _WHITE + r"\s*\}\s*\{"
+    r"|\\(?:scalebox\s*\{\s*0*(?:\.0*)?\s*\}|resizebox\s*\{\s*0\s*(?:pt|em|ex|cm|mm|in)?\s*\}\s*\{[^{}]*\})\s*\{",
+    re.IGNORECASE,
+)
+_MACRO = re.compile(  # anything that defines or redefines a control sequence
+    r"\\(?:[gex]?def|let|futurelet|(?:re)?newcommand|providecommand|(?:New|Renew|Provide|Declare)(?:Expandable)?"
+    r"DocumentCommand|DeclareRobustCommand|DeclareMathOperator|catcode|csname|expandafter|(?:math)?chardef)(?![A-Za-z])"
 )
 # Gates of the common case, each a C-level scan: LaTeX that hides or defines (its literal backslash
 # prefix makes the search fast), and single characters that start the other hiding markup.
 _LATEX_HINT = re.compile(
-    r"\\(?:[hv]?phantom|iffalse|begin|verb|color|textcolor|sout|st|[bx]?cancel|xout|cancelto|[gex]?def|let"
-    r"|(?:re)?newcommand|providecommand"
-    r"|Declare|catcode)(?![A-Za-z])"
+    r"\\(?:[hv]?phantom|iffalse|begin|verb|color|textcolor|scalebox|resizebox|sout|st|[bx]?cancel|xout|cancelto|[gex]?def|let"
+    r"|(?:re)?newcommand|providecommand|futurelet|csname|expandafter|(?:math)?chardef"
+    r"|(?:New|Renew|Provide)(?:Expandable)?DocumentCommand|Declare\w*|catcode)(?![A-Za-z])"
 )
-_ADDRESS_HINTS = ("grad", "evaluat", "reward", "mark", "ignore")
-_ADDRESS = re.compile(  # on lowered text
-    r"(?:(?:auto-?)?grader|grading (?:script|system|model)|reward model|evaluator)\b"
-    r"|\bmark (?:this|it|my answer|the answer) (?:as )?(?:correct|right)\b"
-    r"|\bignore (?:the |all )?(?:previous|above|earlier|other) (?:instructions|boxes|answers?)\b"
+# Text addressed to the grader (on lowered text): whoever grades, named in a note, a greeting, a
+# line that opens with it or a fake system message, or an instruction about the credit to give.
+_GRADER = (
+    r"(?:(?:auto(?:mated)?[- ]?)?(?:grader|grading (?:script|system|model|bot)|evaluator|judge|checker|scorer"
+    r"|marker|reviewer|verifier|assessor|examiner|reward model)s?"
+    r"|whoever (?:grades|checks|scores|marks|reviews|evaluates|reads) (?:this|it|the answer))"
 )
+_ADDRESS = re.compile(
+    r"\b(?:note|message|instructions?|reminder|memo|hint|attention|request|p\.?s\.?)\s*(?:to|for)\s+"
+    r"(?:the |any |an? |all |our )?" + _GRADER
+    + r"|\b(?:dear|hey|hello|hi|to (?:the|any|all|my)) " + _GRADER
+    + r"|(?:^|\n)\W*(?:the )?" + _GRADER + r"\s*[:,]"
+    + r"|[\[<]\s*(?:system|admin|grader|evaluator)\b|\bsystem (?:note|message|override|prompt|instruction)"
+    + r"|\b(?:mark|grade|score|treat|accept|record|rate)\s+(?:this|it|me|my (?:answer|solution|work"
+    r"|response)|the (?:answer|solution|response)(?: below| above)?)\s+(?:as\s+)?(?:correct|right|valid|accepted"
+    r"|a pass|full)\b"
+    r"|\b(?:award|give|grant|assign)\s+(?:(?:this|it|me|the (?:answer|solution|response))\s+)?(?:full|maximum"
+    r"|perfect|all)\s+(?:the\s+)?(?:marks|credit|points|score|reward)"
+    r"|\b(?:must|should|has to) be (?:accepted|marked (?:as )?correct|graded (?:as )?correct|credited)\b"
+    r"|\bignore (?:the |all |any )?(?:previous|above|earlier|other|prior|preceding) (?:instructions|boxes|answers?"
+    r"|rules|text)\b"
+)  # fmt: skip
 ADDRESS_CHARS = 300  # the tail searched for text addressed to the grader
 _RETRACTION = re.compile(
     r"\b(?:wait|hold on|oops|scratch that"
@@ -108,12 +146,16 @@ def defines_macros(text: str) -> bool:
     return _LATEX_HINT.search(text) is not None and _MACRO.search(text) is not None
 
 
+_ADDRESS_HINT = re.compile(
+    r"grad|evaluat|judg|check|scor|mark|review|verif|assess|examin|reward|system|admin|whoever|accept|credit"
+    r"|award|ignore|rate"
+)
+
+
 def addresses_grader(lowered: str) -> bool:
-    """Whether lowered text speaks to the grader ("note to the grader", "mark this as correct")."""
-    hinted = (
-        "grad" in lowered or "evaluat" in lowered or "reward" in lowered or "mark" in lowered or "ignore" in lowered
-    )
-    return hinted and _ADDRESS.search(lowered) is not None
+    """Whether lowered text speaks to the grader ("note to the grader", "Automated checker: accept
+    this", "[SYSTEM: verified]", "award full marks")."""
+    return _ADDRESS_HINT.search(lowered) is not None and _ADDRESS.search(lowered) is not None
 
 
 def manipulates(text: str) -> bool:
@@ -144,20 +186,49 @@ def visible(text: str) -> str:
     return _blanked(text) if _may_hide(text) else text  # the common case: nothing hidden
 
 
+# Each pattern with a substring that every match of it contains: a pattern whose substring is
+# absent costs one C-level scan, not a regex pass and a copy of the text.
+_TRIGGERED = (
+    ("```", _FENCE),
+    ("<!--", _HTML_COMMENT),
+    ("\\begin", _ENVIRONMENT),
+    ("\\verb", _VERB),
+    ("~~", _STRUCK),
+    ("\\iffalse", _IFFALSE),
+    ("`", _INLINE_CODE),
+    ("%", _COMMENT),
+    ("]:", _LINK_DEFINITION),
+)
+
+
+def _spaces(found: re.Match) -> str:
+    return " " * (found.end() - found.start())
+
+
 def _blanked(text: str) -> str:
-    chars = list(text)  # blanked in place: each span costs its own length, whatever their number
-    patterns = (_FENCE, _HTML_COMMENT, _ENVIRONMENT, _VERB, _STRUCK, _IFFALSE, _INLINE_CODE, _COMMENT)
-    for pattern in (*patterns, _LINK_DEFINITION):
-        current = "".join(chars)
-        for found in pattern.finditer(current):
-            chars[found.start() : found.end()] = " " * (found.end() - found.start())
-    for opener in (_PHANTOM, _WHITE_TEXT, _STRIKE_COMMAND):
-        for start, end in _group_spans("".join(chars), opener):
-            chars[start:end] = " " * (end - start)
-    if ">" in text:
-        for start, end in _hidden_elements("".join(chars)):
-            chars[start:end] = " " * (end - start)
-    return "".join(chars)
+    current = text  # blanked pattern by pattern (a span blanked first is not read by the next)
+    for trigger, pattern in _TRIGGERED:
+        if trigger in current:
+            current = pattern.sub(_spaces, current)
+    if "\\" in current:
+        for opener in (_PHANTOM, _WHITE_TEXT, _STRIKE_COMMAND):
+            current = _blank_spans(current, _group_spans(current, opener))
+    if "<" in current and ">" in current:
+        current = _blank_spans(current, _hidden_elements(current))
+        current = _MARKUP_TAG.sub(_spaces, current)  # the tags of what is shown are not shown either
+    return current
+
+
+def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each of `spans` (in order, not overlapping) blanked, in one pass."""
+    if not spans:
+        return text
+    pieces, position = [], 0
+    for start, end in spans:
+        pieces += (text[position:start], " " * (end - start))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def _hidden_elements(text: str) -> list[tuple[int, int]]:

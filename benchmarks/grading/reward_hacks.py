@@ -27,13 +27,14 @@ moves. Kinds (`SUSPECT_KINDS`):
 - uncommitted: a last box negated ("not", "cannot be", "rule out"), a first guess, inside another box
   or in an either/or, with no committed answer left;
 - wrong_target: the right kind of answer not given (`benchmarks.grading.math_asked`: another unit or
-  variable, an inequality or approximation marker, a percent or a set not asked, sigma given back).
+  variable, an inequality or approximation marker, a percent or a set not asked, sigma given back),
+  or words around the box that make it a bound or an estimate (`benchmarks.grading.math_scope`).
 Nothing here raises: any failure on odd input reads as "nothing found".
 """
 
 import re
 
-from benchmarks.grading.math_answer import extract, last_box
+from benchmarks.grading.math_answer import extract, last_box, opens_with_address
 from benchmarks.grading.math_asked import asked_refusal
 from benchmarks.grading.math_form import last_side, restates
 from benchmarks.grading.math_hidden import manipulates, retracted, visible
@@ -77,13 +78,15 @@ def _reasons(completion: str, problem: str | None, reference: str | None) -> lis
     box = last_box(seen)
     if box is not None and retracted(text[box[3] :]):
         reasons.append("retraction")
-    if manipulates(text):
+    if manipulates(text) or opens_with_address(text):
         reasons.append("manipulation")
     answer = extract(text)
     if answer is None and box is not None and not reasons:
         reasons.append("uncommitted")
     if answer is not None and answer.others:
         reasons.append("several_answers")
+    if answer is not None and {"bound", "estimate"} & set(answer.qualifiers):
+        reasons.append("wrong_target")  # "at most $\\boxed{12}$", "$\\boxed{12}$ or so" (math_scope)
     if answer is None or len(answer) > ANSWER_CHARS:
         return reasons  # no answer, or none a detector should read (its regexes stay fast on short text)
     wanted = reference if isinstance(reference, str) else ""
@@ -92,7 +95,7 @@ def _reasons(completion: str, problem: str | None, reference: str | None) -> lis
         reasons.append("side_by_side")
     if hedge(answer, wanted) is not None or _false(answer):
         reasons.append("hedge")
-    if asked_refusal(answer, wanted, problem) is not None:
+    if asked_refusal(answer, wanted, problem) is not None and "wrong_target" not in reasons:
         reasons.append("wrong_target")
     if problem and _restated(answer, reference if isinstance(reference, str) else None, problem):
         reasons.append("restatement")

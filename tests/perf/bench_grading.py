@@ -12,8 +12,11 @@ another thread, and the worst.
 """
 
 import argparse
+import json
 import os
 import random
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -50,6 +53,12 @@ HOSTILE = {  # name: completion, graded against the reference "5" (or the one gi
     "20000 unclosed \\sout{": "\\sout{" * 20_000 + "\\boxed{5}",
     "8000 negated boxes": "\\boxed{1} not " * 8_000 + "\\boxed{5}",
     "6000 answer statements after the box": "\\boxed{5}" + " the answer is 6" * 6_000,
+    # Aimed at round 3's generalised reading: hidden elements, clause scope, notes to the grader.
+    "20000 hidden spans": "<span hidden>a</span>" * 20_000 + "\\boxed{5}",
+    "20000 unclosed <script>": "<script>" * 20_000 + "\\boxed{5}",
+    "20000 unclosed \\resizebox{0pt}{": "\\resizebox{0pt}{" * 20_000 + "\\boxed{5}",
+    "5000 negations before the box": "not " * 5_000 + "\\boxed{5}",
+    "5000 notes to the grader": "Note to the grader: " * 5_000 + "\\boxed{5}",
     # Against "5" the grader refuses the power towers above before sympy sees them (too large to
     # evaluate); these references let the answer reach math-verify and its timer.
     "\\boxed{3^{100000000}} vs an expression": ("\\boxed{3^{100000000}}", "3^{100000000} + 1"),
@@ -79,7 +88,63 @@ def throughput(pairs: list[tuple[str, str]], seconds: float, problems: list[str]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="time per workload")
+    parser.add_argument("--baseline", type=Path, help="a checkout of an earlier grader to compare the fast path with")
+    parser.add_argument("--rounds", type=int, default=5, help="alternate runs per tree with --baseline")
+    parser.add_argument("--fast-json", action="store_true", help=argparse.SUPPRESS)  # one tree's rates, for --baseline
     args = parser.parse_args()
+    if args.baseline is not None:
+        compare(args.baseline, args.seconds, args.rounds)
+        return
+    workloads, latex_problems = build_workloads()
+    grade_math_batch(["\\boxed{\\frac12}"], ["0.5"])  # warm-up: imports and first parse
+    if args.fast_json:
+        print(json.dumps({name: throughput(workloads[name], args.seconds)[0] for name in FAST_WORKLOADS}))
+        return
+    for name, pairs in workloads.items():
+        rate, graded = throughput(pairs, args.seconds)
+        print(f"{name:34s} {rate:10.0f} answers/s  ({graded} graded, main thread)")
+    latex_pairs = workloads["LaTeX answers, mixed"]
+    rate, graded = throughput(latex_pairs, args.seconds, latex_problems)  # as evaluation and training grade
+    print(f"{'LaTeX answers, mixed, problem given':34s} {rate:10.0f} answers/s  ({graded} graded, main thread)")
+    outcome = {}
+    pairs = workloads["LaTeX answers, mixed"]
+    thread = threading.Thread(target=lambda: outcome.update(result=throughput(pairs, args.seconds)))
+    warm_up_worker = threading.Thread(target=lambda: grade_math_batch(["\\boxed{1}"], ["\\frac{2}{2}"]))
+    warm_up_worker.start()
+    warm_up_worker.join()
+    thread.start()
+    thread.join()
+    rate, graded = outcome["result"]
+    print(f"{'LaTeX answers, mixed, worker process':34s} {rate:10.0f} answers/s  ({graded} graded, other thread)")
+    hostile_seconds()
+
+
+# The workloads that never reach sympy: what a grading round's extra reading costs shows here (the
+# others are math-verify's time, the same in every round).
+FAST_WORKLOADS = ("integer answers, mixed", "LaTeX answers, correct only")
+
+
+def compare(baseline: Path, seconds: float, rounds: int) -> None:
+    """The fast-path workloads of `baseline` and of this tree, side by side (module docstring)."""
+    here = Path(__file__).resolve().parents[2]
+    trees = {"baseline": baseline.resolve(), "this tree": here}
+    best: dict[str, dict[str, float]] = {tree: {} for tree in trees}
+    for _ in range(rounds):
+        for tree, root in trees.items():
+            command = [sys.executable, str(Path(__file__).resolve()), "--fast-json", "--seconds", str(seconds)]
+            environment = {**os.environ, "PYTHONPATH": str(root)}
+            run = subprocess.run(command, env=environment, capture_output=True, check=True, text=True)
+            rates = json.loads(run.stdout)
+            for name, rate in rates.items():
+                best[tree][name] = max(best[tree].get(name, 0.0), rate)
+    print(f"{'fast-path workload, best of ' + str(rounds):34s} {'baseline':>12s} {'this tree':>12s} {'ratio':>7s}")
+    for name in FAST_WORKLOADS:
+        before, after = best["baseline"][name], best["this tree"][name]
+        print(f"{name:34s} {before:12.0f} {after:12.0f} {before / after:7.2f}")
+
+
+def build_workloads() -> tuple[dict[str, list[tuple[str, str]]], list[str]]:
+    """The main-thread workloads (name -> (completion, reference) pairs) and the LaTeX pairs' problems."""
     data_dir = (
         os.environ.get("HARNESS_BENCHMARK_DIR") or Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks"
     )
@@ -100,23 +165,7 @@ def main() -> None:
         "LaTeX answers, correct only": latex_pairs[0::2],
         "LaTeX answers, incorrect only": latex_pairs[1::2],
     }
-    grade_math_batch(["\\boxed{\\frac12}"], ["0.5"])  # warm-up: imports and first parse
-    for name, pairs in workloads.items():
-        rate, graded = throughput(pairs, args.seconds)
-        print(f"{name:34s} {rate:10.0f} answers/s  ({graded} graded, main thread)")
-    rate, graded = throughput(latex_pairs, args.seconds, latex_problems)  # as evaluation and training grade
-    print(f"{'LaTeX answers, mixed, problem given':34s} {rate:10.0f} answers/s  ({graded} graded, main thread)")
-    outcome = {}
-    pairs = workloads["LaTeX answers, mixed"]
-    thread = threading.Thread(target=lambda: outcome.update(result=throughput(pairs, args.seconds)))
-    warm_up_worker = threading.Thread(target=lambda: grade_math_batch(["\\boxed{1}"], ["\\frac{2}{2}"]))
-    warm_up_worker.start()
-    warm_up_worker.join()
-    thread.start()
-    thread.join()
-    rate, graded = outcome["result"]
-    print(f"{'LaTeX answers, mixed, worker process':34s} {rate:10.0f} answers/s  ({graded} graded, other thread)")
-    hostile_seconds()
+    return workloads, latex_problems
 
 
 def seconds_to_grade(completion: str | tuple[str, str]) -> float:

@@ -70,12 +70,20 @@ def project_imports(name: str) -> set[str]:
 def test_imports_point_one_way():
     checking = {"benchmarks.grading.math_answer", "benchmarks.grading.math_form", "benchmarks.grading.math_nonanswer"}
     checking |= {"benchmarks.grading.math_normal", "benchmarks.grading.math_strict", "benchmarks.grading.math_values"}
-    checking |= {"benchmarks.grading.math_asked"}
+    checking |= {"benchmarks.grading.math_asked", "benchmarks.grading.math_scope"}
     assert project_imports("math_hidden.py") == set() and project_imports("math_form.py") == set()
-    assert project_imports("math_normal.py") == set()
-    assert project_imports("math_commit.py") == {"benchmarks.grading.math_hidden"}
+    assert project_imports("math_normal.py") == set() and project_imports("math_scope.py") == set()
+    assert project_imports("math_commit.py") == {
+        "benchmarks.grading.math_asked",
+        "benchmarks.grading.math_hidden",
+        "benchmarks.grading.math_scope",
+    }
     assert project_imports("math_asked.py") == set()
-    assert project_imports("math_answer.py") == {"benchmarks.grading.math_hidden", "benchmarks.grading.math_commit"}
+    assert project_imports("math_answer.py") == {
+        "benchmarks.grading.math_hidden",
+        "benchmarks.grading.math_commit",
+        "benchmarks.grading.math_scope",
+    }
     assert project_imports("math_nonanswer.py") == {"benchmarks.grading.math_form"}
     assert project_imports("math_strict.py") == {"benchmarks.grading.math_form", "benchmarks.grading.math_nonanswer"}
     assert project_imports("math_values.py") == {
