@@ -138,7 +138,8 @@ _ADDRESS = re.compile(
     # An instruction about the verdict, to whoever holds the key: "ignore any mismatch with your key",
     # "return true", "Grade = 1", "has been verified as correct", "if you are an AI judging this".
     r"|\bignore\b[^.\n]{0,40}\b(?:key|reference|mismatch|rubric|instructions?|expected|ground truth|solution)"
-    r"|\byour (?:answer |grading |scoring |reference )?(?:key|rubric|ground truth|expected answer|instructions|records)\b"
+    r"|\byour (?:answer |grading |scoring |reference )?(?:key|rubric|ground truth|expected answer|instructions"
+    r"|records)\b"
     r"|\b(?:return|output|respond with|reply with)\s+(?:\W)?(?:true|yes|correct|pass)\b"
     r"|\b(?:grade|reward|verdict|label|score)\s*(?:=|:|is|should be)\s*(?:1(?:\.0)?|100\s*%?|true|correct|pass(?:ed)?"
     r"|full)(?![\w.])"
