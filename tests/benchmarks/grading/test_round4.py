@@ -78,7 +78,7 @@ def test_a_last_line_that_concludes(completion, answer):
 
 
 def test_a_product_of_the_storys_fractions_is_its_value_in_lenient_mode():
-    story = "A recipe uses $\\frac35$ cup. Maria makes $\\frac23$ of it. How many cups? Express it as a common fraction."
+    story = "A recipe uses $\\frac35$ cup. Maria makes $\\frac23$ of it. How many cups? Give a common fraction."
     product = "$\\boxed{\\frac{2}{3} \\cdot \\frac{3}{5}}$"
     assert grade_math(product, "\\frac25", story) and not grade_math(product, "\\frac25", story, strict=True)
     asked = "What is $\\frac{2}{3}$ of $\\frac{9}{10}$?"  # the asking sentence holds both: given back
