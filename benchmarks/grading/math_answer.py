@@ -65,6 +65,7 @@ ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer after a st
 CONCLUSION_CHARS = 300  # the tail searched for a concluding sentence
 HEAD_CHARS = 120  # the longest first line read for a note to the grader
 
+_LATEX_SPACE = re.compile(r"^\s*(?:\\[,;:! ]|\\quad|\\qquad|~|\s)*")
 _BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s*\{")
 _BRACE_TOKEN = re.compile(r"\{|\}|\\(?:boxed|fbox)\s*\{")  # literal first characters: a fast C scan
 _BRACE = re.compile(r"[{}]")
@@ -340,10 +341,42 @@ def extract(
         return _statement(seen) or _conclusion(seen) or _final(seen)
     if fallback == "boxed" or truncated or addresses_grader(seen[-ADDRESS_CHARS:].lower()):
         return None
-    return _statement(seen) or _whole(seen) or _conclusion(seen) or _final(seen)
+    return _statement(seen) or _whole(seen) or _conclusion(seen) or _final(seen) or _final_line(seen)
 
 
 def _final(seen: str) -> Extracted | None:
     """Rule 5: an unboxed final statement (`benchmarks.grading.math_commit.final_statement`)."""
     final = final_statement(seen)
     return None if final is None else make_extracted(final, "conclusion", (seen[-300:].strip(),))
+
+
+# A sign of conclusion before the last line's value: therefore, an arrow or an implication.
+_CONCLUDES = re.compile(
+    r"\u2234|\u21d2|\u2192|\u27f9|\u27f6|\u21a6|=>|->|\\(?:therefore|Rightarrow|implies|Longrightarrow|longrightarrow"
+    r"|rightarrow|to)(?![A-Za-z])"
+)
+# A short label and a colon before it ("In interval notation:", "Result:"), not a step of the work.
+_LABEL = re.compile(r"[A-Za-z][A-Za-z ]{0,40}:(?!\S)")
+_NOT_A_CONCLUSION = re.compile(r"\b(?:check|verif|note|hint|step|case|if|suppose|assume|let|try|test|guess)", re.I)
+_MARKUP = re.compile(r"^[#>*\s]+|[*\s]+$")
+
+
+def _final_line(seen: str) -> Extracted | None:
+    """Rule 6: a last line that concludes on one value: a sign of conclusion ("∴ $f(5) = 6$",
+    "Answer $\\Rightarrow 24$") or a short label with a colon ("In interval notation: (-∞, 3]")
+    before a value that is nothing but an answer (`answer_text`)."""
+    line = _MARKUP.sub("", seen.rstrip()[-ANSWER_TEXT_CHARS:].rsplit("\n", 1)[-1])
+    if not line:
+        return None
+    signs = list(_CONCLUDES.finditer(line))
+    if signs:
+        value = _LATEX_SPACE.sub("", line[signs[-1].end() :])
+        if "$" in line[: signs[-1].start()] and value.count("$") % 2:  # the sign inside a math span
+            value = "$" + value
+    else:
+        label = _LABEL.match(line)
+        if label is None or _NOT_A_CONCLUSION.search(label.group()):
+            return None
+        value = line[label.end() :]
+    answer = answer_text(value)
+    return None if answer is None else make_extracted(answer, "conclusion", (line,))

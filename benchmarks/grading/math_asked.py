@@ -20,7 +20,8 @@
 - a percent where the reference and the question have none (a fraction or a decimal is asked), or,
   where a percent is asked, a percent of another number (``1200\\%`` for 12 percent);
 - a set (``\\{2, 3\\}``) where the reference is an ordered pair or an interval;
-- the question's own sum, product, integral or limit (``\\sum``, ...) where the reference has none.
+- the question's own sum, product, integral or limit (``\\sum``, ...) where the reference has none;
+- an equation in another form than the one the question names (`benchmarks.grading.math_equation_form`).
 `form_refusal` (strict mode) refuses an answer not in the form asked: "slope-intercept form" or
 "the form $y = mx + b$" wants ``y`` alone on the left and no ``y`` on the right; "ordered pair"
 wants a parenthesised tuple, not ``x = 2, y = 3``.
@@ -28,6 +29,8 @@ All regexes are linear and run on short answers and the problem's head.
 """
 
 import re
+
+from benchmarks.grading.math_equation_form import equation_form_refusal
 
 _MARKER = re.compile(
     r"\\(?:geq?|leq?|geqslant|leqslant|gt|lt|approx|sim|simeq|neq?|propto)(?![A-Za-z])|[<>\u2264\u2265\u2248\u2260]"
@@ -57,6 +60,11 @@ _UNITS = {
     "min": r"min|minutes?",
     "h": r"h|hr|hours?",
     "day": r"days?",
+    "month": r"months?",
+    "year": r"years?|yrs?",
+    "deg": r"degs?|degrees?",
+    "rad": r"rads?|radians?",
+    "t": r"tons?|tonnes?",
     "week": r"weeks?",
     "ml": r"ml|millilit(?:er|re)s?",
     "l": r"l|lit(?:er|re)s?",
@@ -147,7 +155,7 @@ def asked_refusal(answer: str, reference: str, problem: str | None, written: str
         return "a set where a pair or interval is asked"
     if _OPERATION.search(answer) and not _OPERATION.search(reference):
         return "the question's operation given back"
-    reason = _percent_refusal(answer, reference, problem)
+    reason = _percent_refusal(answer, reference, problem) or equation_form_refusal(answer, reference, problem)
     if reason is not None or problem is None:
         return reason
     named = _ANSWER_VARIABLE.match(answer)

@@ -66,6 +66,7 @@ from benchmarks.grading.math_answer import FALLBACKS, Extracted, extract, last_b
 from benchmarks.grading.math_asked import asked_refusal, form_refusal
 from benchmarks.grading.math_form import PROBLEM_CHARS, base_verdict, last_side, restates
 from benchmarks.grading.math_nonanswer import (
+    NUMBER_LITERAL,
     contains_expression,
     hedge,
     keeps_structure,
@@ -273,10 +274,27 @@ def _restated(text: str, reference: str, problem: str) -> bool:
         return True
     if not left_unevaluated(judged, reference):
         return False
-    candidates = problem_candidates(problem)
+    candidates = _asked_candidates(problem)
     if expressions or contains_expression(judged, candidates) or substituted(judged, candidates):
         return True
     return keeps_structure(judged, last_side(reference), candidates)
+
+
+_ASKING = re.compile(r"^(?:what|which|how|find|compute|calculate|evaluate|simplify|determine|express|write)\b", re.I)
+_SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+")
+
+
+def _asked_candidates(problem: str) -> tuple[str, ...]:
+    """The problem's expressions that an answer may give back: a number it gives (``\\frac{2}{3}``) only
+    when the asking sentence holds it ("What is $\\frac23$ of $\\frac9{10}$?"), for numbers the story of
+    a word problem gives are the solver's to combine ("She makes $\\frac23$ of it. How much ...?")."""
+    candidates = problem_candidates(problem)
+    if not any(NUMBER_LITERAL.fullmatch(candidate) for candidate in candidates):
+        return candidates
+    asking = " ".join(
+        sentence for sentence in _SENTENCE_BREAK.split(problem) if sentence.endswith("?") or _ASKING.match(sentence)
+    )
+    return tuple(c for c in candidates if not NUMBER_LITERAL.fullmatch(c) or c in asking)
 
 
 def _non_answer(text: str, reference: str, problem: str | None) -> str | None:

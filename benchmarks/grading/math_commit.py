@@ -65,7 +65,12 @@ _NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}
 _DOUBTFUL = re.compile(
     r"\b(?:not|never|no|if|maybe|probably|perhaps|or|either|about|approximately)\b|n't\b|\?", re.IGNORECASE
 )
-_CONCLUDING_VERB = re.compile(r"\b(?:is|are|was|were|measures?|has|have|equals?|totals?|comes to|makes)\b", re.I)
+_CONCLUDING_VERB = re.compile(  # a verb of result: being, having, measuring, costing, a change by an amount
+    r"\b(?:is|are|was|were|measures?|has|have|equals?|totals?|comes to|makes|costs?|weighs?|takes?|took|needs?"
+    r"|contains?|holds?|remains?|yields?|reaches|reached|becomes|became|rose|fell|grew|[a-z]+ed by|will (?:be|take|cost"
+    r"|need|have))\b",
+    re.I,
+)
 # A negated box replaced right after it: "The answer is not $\\boxed{-3}$; it is $3$."
 _REPLACED_BY = re.compile(r"\$?\s*[;,.]?\s*(?:but |rather |instead )?(?:it(?:'s| is)|the answer is)\s*" + _VALUE, re.I)
 _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")

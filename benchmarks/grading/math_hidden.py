@@ -46,7 +46,6 @@ _COMMENT = re.compile(r"(?:^|(?<=[ \t]))(?<!\\)%[^\n]*", re.MULTILINE)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-_IFFALSE = re.compile(r"\\iffalse\b.*?(?:\\fi\b|\Z)", re.DOTALL)
 _PHANTOM = re.compile(r"\\[hv]?phantom\s*\{")
 _LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]{1,80}\]:[^\n]*", re.MULTILINE)  # [//]: # (...), [^1]: ...
 _ENVIRONMENT = re.compile(r"\\begin\{(comment|verbatim\*?|lstlisting|minted)\}.*?(?:\\end\{\1\}|\Z)", re.DOTALL)
@@ -59,18 +58,40 @@ _WHITE = (
     r"|1\s*,\s*1\s*,\s*1\b|1\s+1\s+1\b|1(?:\.0*)?(?=\s*\}))"
 )
 _HIDDEN_STYLE = (  # an element's style or attributes that hide it (hidden, folded away, off the page, white)
-    r"display\s*:\s*none|visibility\s*:\s*hidden|\bhidden\b|opacity\s*:\s*0(?:\.0*)?(?![.\d])"
+    r"display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|(?<![-\w])hidden\b|opacity\s*:\s*0(?:\.0*)?(?![.\d])"
     r"|font-size\s*:\s*0(?![.\d])|(?<![-\w])color\s*[:=]\s*[\"']?\s*"
     + _WHITE
     + r"|(?:left|top|right|text-indent|margin-left|margin-top)\s*:\s*-\d{3,}|transform\s*:\s*scale\(\s*0(?![.\d])"
     r"|clip\s*:\s*rect\(\s*0"
 )
 _TAG = re.compile(r"<(\w+)\b([^<>]{0,300})>")  # an opening tag: each try stops at the next "<" (linear)
-_MARKUP_TAG = re.compile(  # an HTML tag of a common element, opening or closing ("$x<b$" is maths: no space)
-    r"</?(?:span|div|p|font|b|i|em|strong|u|small|big|sub|sup|mark|br|hr|center|section|summary|label|table|tr|td"
-    r"|th|ul|ol|li|h[1-6]|a|code|pre|blockquote|ins|tt)(?:\s[^<>]{0,300})?/?>",
+# An HTML tag, opening or closing, with its attributes (a tooltip's ``title=``, an input's ``value=``
+# are never text on the page): a tag of an HTML element, or any tag whose attributes are quoted
+# name="value" pairs ("$x<b$" and "$a<b, c>d$" are maths: no element and no quoted attribute).
+_ELEMENTS = (
+    "span|div|p|font|b|i|em|strong|u|small|big|sub|sup|mark|br|hr|center|section|summary|label|table|tr|td|th"
+    "|thead|tbody|tfoot|caption|col|colgroup|ul|ol|li|dl|dt|dd|h[1-6]|a|code|pre|blockquote|ins|tt|abbr|acronym"
+    "|cite|dfn|kbd|samp|var|q|time|data|output|input|button|select|option|textarea|form|img|figure|figcaption"
+    "|nav|article|aside|header|footer|main|ruby|rt|rp|bdi|bdo|wbr|iframe|object|embed|svg|text|meta|link"
+    "|marquee|blink|nobr|article|address|progress|meter|dialog|slot|canvas|picture|source|area|map|param"
+)
+_MARKUP_TAG = re.compile(
+    rf"</?(?:{_ELEMENTS})(?:\s[^<>]{{0,300}})?/?>"
+    r"|</?[A-Za-z][\w-]{0,30}(?:\s+[\w:-]+\s*=\s*(?:\"[^\"<>]{0,300}\"|'[^'<>]{0,300}'))+\s*/?>",
     re.IGNORECASE,
 )
+_VOID = frozenset(("input", "img", "br", "hr", "meta", "link", "wbr", "area", "source", "param", "embed", "col"))
+# MathJax's CSS on maths: ``\style{visibility:hidden}{...}`` (or ``\class``/``\cssId`` with it) hides the group.
+_STYLED = re.compile(r"\\(?:style|class|cssId)\s*\{([^{}]{0,300})\}\s*\{")
+_HIDDEN_CLASS = re.compile(r"(?<![-\w])(?:hidden|invisible|sr-only|visually-hidden|d-none|hide)(?![-\w])", re.I)
+# TeX conditionals: only the branch the condition selects is typeset (MathJax typesets none of them).
+_CONDITIONAL = re.compile(
+    r"\\if(true|false|num|dim|odd|x|cat|case|defined|csname|mmode|vmode|hmode|inner|void|hbox|vbox|eof|fontchar)?"
+    r"(?![A-Za-z])(.*?)(?:\\else(?![A-Za-z])(.*?))?(?:\\fi(?![A-Za-z])|\Z)",
+    re.DOTALL,
+)
+_NUMBER_TEST = re.compile(r"\s*(-?\d+)\s*([<=>])\s*(-?\d+)")
+_TOKEN = re.compile(r"\s*(\\[A-Za-z]+|\S)")
 _HIDDEN_ATTRIBUTES = re.compile(_HIDDEN_STYLE, re.IGNORECASE)
 # Elements never shown (scripts, styles, templates), folded away (details) or struck out.
 _FOLDED = frozenset(("details", "del", "s", "strike", "script", "style", "template", "noscript"))
@@ -87,7 +108,8 @@ _MACRO = re.compile(  # anything that defines or redefines a control sequence
 # Gates of the common case, each a C-level scan: LaTeX that hides or defines (its literal backslash
 # prefix makes the search fast), and single characters that start the other hiding markup.
 _LATEX_HINT = re.compile(
-    r"\\(?:[hv]?phantom|iffalse|begin|verb|color|textcolor|scalebox|resizebox|sout|st|[bx]?cancel|xout|cancelto|[gex]?def|let"
+    r"\\(?:[hv]?phantom|if(?:true|false|num|dim|odd|x|cat|case|defined|csname|mmode|vmode|hmode|inner|void|hbox"
+    r"|vbox|eof|fontchar)?|style|class|cssId|begin|verb|color|textcolor|scalebox|resizebox|sout|st|[bx]?cancel|xout|cancelto|[gex]?def|let"
     r"|(?:re)?newcommand|providecommand|futurelet|csname|expandafter|(?:math)?chardef"
     r"|(?:New|Renew|Provide)(?:Expandable)?DocumentCommand|Declare\w*|catcode)(?![A-Za-z])"
 )
@@ -95,14 +117,15 @@ _LATEX_HINT = re.compile(
 # line that opens with it or a fake system message, or an instruction about the credit to give.
 _GRADER = (
     r"(?:(?:auto(?:mated)?[- ]?)?(?:grader|grading (?:script|system|model|bot)|evaluator|judge|checker|scorer"
-    r"|marker|reviewer|verifier|assessor|examiner|reward model)s?"
+    r"|marker|reviewer|verifier|assessor|examiner|rater|annotator|proctor|reward model|llm|ai (?:judge|grader|model)"
+    r"|language model)s?"
     r"|whoever (?:grades|checks|scores|marks|reviews|evaluates|reads) (?:this|it|the answer))"
 )
 _ADDRESS = re.compile(
     r"\b(?:note|message|instructions?|reminder|memo|hint|attention|request|p\.?s\.?)\s*(?:to|for)\s+"
     r"(?:the |any |an? |all |our )?" + _GRADER
     + r"|\b(?:dear|hey|hello|hi|to (?:the|any|all|my)) " + _GRADER
-    + r"|(?:^|\n)\W*(?:the )?" + _GRADER + r"\s*[:,]"
+    + r"|(?:^|\n|[(\[{]|\W-)\W*(?:note (?:to|for) )?(?:the )?(?:" + _GRADER + r"|system|admin|assistant|ai)\s*[:,]"
     + r"|[\[<]\s*(?:system|admin|grader|evaluator)\b|\bsystem (?:note|message|override|prompt|instruction)"
     + r"|\b(?:mark|grade|score|treat|accept|record|rate)\s+(?:this|it|me|my (?:answer|solution|work"
     r"|response)|the (?:answer|solution|response)(?: below| above)?)\s+(?:as\s+)?(?:correct|right|valid|accepted"
@@ -112,6 +135,18 @@ _ADDRESS = re.compile(
     r"|\b(?:must|should|has to) be (?:accepted|marked (?:as )?correct|graded (?:as )?correct|credited)\b"
     r"|\bignore (?:the |all |any )?(?:previous|above|earlier|other|prior|preceding) (?:instructions|boxes|answers?"
     r"|rules|text)\b"
+    # An instruction about the verdict, to whoever holds the key: "ignore any mismatch with your key",
+    # "return true", "Grade = 1", "has been verified as correct", "if you are an AI judging this".
+    r"|\bignore\b[^.\n]{0,40}\b(?:key|reference|mismatch|rubric|instructions?|expected|ground truth|solution)"
+    r"|\byour (?:answer |grading |scoring |reference )?(?:key|rubric|ground truth|expected answer|instructions"
+    r"|records)\b"
+    r"|\b(?:return|output|respond with|reply with)\s+(?:\W)?(?:true|yes|correct|pass)\b"
+    r"|\b(?:grade|reward|verdict|label|score)\s*(?:=|:|is|should be)\s*(?:1(?:\.0)?|100\s*%?|true|correct|pass(?:ed)?"
+    r"|full)(?![\w.])"
+    r"|\b(?:has|have) (?:already )?been (?:\w+ )?(?:verified|validated|confirmed|approved|graded|marked)"
+    r" (?:as |to be )?(?:correct|right|valid)"
+    r"|\bif you(?:'re| are)\s+(?:an? )?(?:ai|llm|(?:language )?model|grader|judge|evaluator|grading|judging"
+    r"|evaluating|checking|scoring|reviewing|marking)\b"
 )  # fmt: skip
 ADDRESS_CHARS = 300  # the tail searched for text addressed to the grader
 _RETRACTION = re.compile(
@@ -127,17 +162,22 @@ _CONFIRMATION = re.compile(
 )
 
 
+def _group_end(text: str, index: int) -> int:
+    """Where the brace group open at `index` closes (after its brace); the end of `text` if never."""
+    depth = 1
+    while index < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        index += 1
+    return index
+
+
 def _group_spans(text: str, opener: re.Pattern) -> list[tuple[int, int]]:
     """(start, end) from each match of `opener` to the brace that closes the group it opened (or the
     group it stands in, for ``\\color``, which ends with it); an unclosed one runs to the end."""
     spans, position = [], 0
     while (found := opener.search(text, position)) is not None:
-        depth, index = 1, found.end()
-        while index < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[index], 0)
-            index += 1
-        spans.append((found.start(), index))
-        position = index
+        position = _group_end(text, found.end())
+        spans.append((found.start(), position))
     return spans
 
 
@@ -148,7 +188,8 @@ def defines_macros(text: str) -> bool:
 
 _ADDRESS_HINT = re.compile(
     r"grad|evaluat|judg|check|scor|mark|review|verif|assess|examin|reward|system|admin|whoever|accept|credit"
-    r"|award|ignore|rate"
+    r"|award|ignore|rate|your|return|output|respon|repl|verdict|label|been|if you|ai\b|llm|annotat|proctor|assistant"
+    r"|model"
 )
 
 
@@ -194,7 +235,6 @@ _TRIGGERED = (
     ("\\begin", _ENVIRONMENT),
     ("\\verb", _VERB),
     ("~~", _STRUCK),
-    ("\\iffalse", _IFFALSE),
     ("`", _INLINE_CODE),
     ("%", _COMMENT),
     ("]:", _LINK_DEFINITION),
@@ -210,13 +250,69 @@ def _blanked(text: str) -> str:
     for trigger, pattern in _TRIGGERED:
         if trigger in current:
             current = pattern.sub(_spaces, current)
+    if "\\if" in current:
+        current = _blank_spans(current, _unselected_branches(current))
     if "\\" in current:
         for opener in (_PHANTOM, _WHITE_TEXT, _STRIKE_COMMAND):
             current = _blank_spans(current, _group_spans(current, opener))
+        if "\\style" in current or "\\class" in current or "\\cssId" in current:
+            current = _blank_spans(current, _styled_hidden(current))
     if "<" in current and ">" in current:
         current = _blank_spans(current, _hidden_elements(current))
         current = _MARKUP_TAG.sub(_spaces, current)  # the tags of what is shown are not shown either
     return current
+
+
+def _unselected_branches(text: str) -> list[tuple[int, int]]:
+    """What TeX conditionals do not typeset: the condition and the branch it does not select
+    (``\\iftrue A \\else B \\fi`` shows A; ``\\if01``, ``\\ifnum 0=1``, ``\\ifodd 2`` are false), and
+    the whole conditional where the condition cannot be read here (``\\ifdefined``, ``\\ifmmode``)."""
+    spans = []
+    for found in _CONDITIONAL.finditer(text):
+        kind, body_start = found.group(1) or "", found.start(2)
+        value, condition_end = _condition(kind, text, body_start, found.end(2))
+        if value is None:
+            spans.append((found.start(), found.end()))
+            continue
+        shown = (condition_end, found.end(2)) if value else (found.start(3), found.end(3))
+        if shown[0] < 0:  # false with no \\else: nothing is shown
+            spans.append((found.start(), found.end()))
+        else:
+            spans += [(found.start(), shown[0]), (shown[1], found.end())]
+    return [span for span in spans if span[1] > span[0]]
+
+
+def _condition(kind: str, text: str, start: int, end: int) -> tuple[bool | None, int]:
+    """(the condition's value or None when unknown, where the branch it guards begins)."""
+    if kind in ("true", "false"):
+        return kind == "true", start
+    if kind in ("", "x", "cat"):  # two tokens compared
+        first = _TOKEN.match(text, start, end)
+        second = None if first is None else _TOKEN.match(text, first.end(), end)
+        if second is None:
+            return None, start
+        return first.group(1) == second.group(1), second.end()
+    if kind == "num":
+        test = _NUMBER_TEST.match(text, start, end)
+        if test is None:
+            return None, start
+        a, relation, b = int(test.group(1)), test.group(2), int(test.group(3))
+        return (a < b if relation == "<" else a > b if relation == ">" else a == b), test.end()
+    if kind == "odd":
+        number = re.match(r"\s*(-?\d+)", text[start:end])
+        return (None, start) if number is None else (int(number.group(1)) % 2 == 1, start + number.end())
+    return None, start
+
+
+def _styled_hidden(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each MathJax ``\\style``/``\\class``/``\\cssId`` group whose CSS hides it."""
+    spans, covered = [], 0
+    for found in _STYLED.finditer(text):
+        css = found.group(1)
+        if found.start() >= covered and (_HIDDEN_ATTRIBUTES.search(css) or _HIDDEN_CLASS.search(css)):
+            covered = _group_end(text, found.end())
+            spans.append((found.start(), covered))
+    return spans
 
 
 def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
@@ -238,6 +334,10 @@ def _hidden_elements(text: str) -> list[tuple[int, int]]:
     for tag in _TAG.finditer(text):
         name = tag.group(1).lower()
         if tag.start() < covered or not (name in _FOLDED or _HIDDEN_ATTRIBUTES.search(tag.group(2))):
+            continue
+        if name in _VOID:  # an element with no content: only the tag (and its attributes) hides
+            covered = tag.end()
+            spans.append((tag.start(), covered))
             continue
         closing = lowered.find(f"</{name}", tag.end())
         covered = len(text) if closing < 0 else lowered.find(">", closing) + 1 or len(text)

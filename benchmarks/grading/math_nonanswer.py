@@ -191,6 +191,9 @@ def _fits(pattern: list[str], given: list[str], bound: dict[str, tuple[str, ...]
     return False
 
 
+NUMBER_LITERAL = re.compile(r"\s*-?\s*(?:\d+(?:\.\d+)?|\\[dt]?frac\s*\{\s*\d+\s*\}\s*\{\s*\d+\s*\}|\d+\s*/\s*\d+)\s*")
+
+
 def contains_expression(answer: str, expressions: tuple[str, ...]) -> bool:
     """Whether the answer contains one of `expressions` (with an operator, three tokens or more)
     token for token: ``\\sqrt{10 \\times 15 \\times 24}`` contains ``10 \\times 15 \\times 24``."""

@@ -49,6 +49,10 @@ _DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ)")
 _BINOM_DIGITS = re.compile(r"\\[dt]?binom\s*(\d)\s*(\d)")
 _LONE_VARIABLE_SIDE = re.compile(r"^\s*(?:[A-Za-z]|\\[A-Za-z]+)\s*=\s*")
 _SYMBOLS = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u00f7": "\\div "}
+_SYMBOLS |= {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\ufe63": "-", "\uff0d": "-"}
+_SYMBOLS |= {"\u22c5": "\\cdot ", "\u2219": "\\cdot "}
+_SYMBOLS |= {"\u221e": "\\infty ", "\u03c0": "\\pi ", "\u2215": "/", "\u2044": "/", "\u00a0": " ", "\u2009": " "}
+_SYMBOLS |= {"\u202f": " ", "\u2002": " ", "\u2003": " ", "\u2264": "\\le ", "\u2265": "\\ge ", "\u222a": "\\cup "}
 _SYMBOL = re.compile("|".join(_SYMBOLS))
 _ROOT = re.compile("\u221a\\s*(\\d+|[A-Za-z]|\\{[^{}]*\\}|\\([^()]*\\))")  # the Unicode root sign
 _TEXT_NUMBER = re.compile(r"\\(?:text|mathrm|textrm|mbox)\s*\{\s*(-?[\d.,]+)\s*\}")

@@ -41,8 +41,14 @@ CLAUSE_CHARS = 80  # the text read on each side of an answer for its clause
 
 # Words whose inflections count too (stem + "s", "es", "ed", "d", "ing", "ion", "ions").
 _NEGATING_VERBS = ("fail", "reject", "discard", "dismiss", "eliminat", "exclud", "disprov", "refut", "contradict")
+# Withdrawal: an answer labelled retracted, withdrawn, revoked, void or superseded is taken back.
+_NEGATING_VERBS += ("retract", "withdraw", "revok", "void", "supersed", "scrap", "cancel", "nullifi", "invalidat")
+# Negating particles, with those of the other languages a completion may slip into (es, de, fr, it, pt).
 _PARTICLES = ("not", "never", "neither", "nor", "cannot", "hardly", "scarcely", "barely")
+_PARTICLES += ("nicht", "kein", "keine", "nein", "pas", "jamais", "nunca")
 _FALSITY = ("wrong", "incorrect", "false", "untrue", "invalid", "impossible", "mistaken", "erroneous", "bogus")
+_FALSITY += ("withdrawn", "withdrew", "obsolete", "erratum", "errata", "falsch", "falso", "falsa", "faux", "fausse")
+_FALSITY += ("incorrecto", "incorrecta", "errado", "errada", "sbagliato", "ungueltig", "ungultig")
 _PHRASAL = ("rule", "cross", "throw", "strike")  # + "out": "rule out", "ruled out", "crossing out"
 _BOUNDS = ("least", "most", "exceed", "bound", "cap", "limit", "than", "up")
 _ESTIMATES = ("about", "around", "roughly", "approximately", "approx", "nearly", "almost", "close", "circa")
@@ -64,7 +70,8 @@ _ASSERTING = r"(?! (?:hard|difficult|surprising(?:ly)?|only|just|doubt|matter|ot
 _NEGATION = re.compile(
     r"(?:(?<![A-Za-z])(?:" + "|".join(_PARTICLES + _FALSITY) + r"|(?:by |in )?no way|" + _NEGATING
     + r"|(?:a|an|my|in) (?:mistake|error|typo)|(?:rul|cross|throw|strik)(?:e|es|ed|ing)? out"
-    + r"|(?:does|do|did) not work)(?![A-Za-z])|n't\b|n\u2019t\b)" + _ASSERTING
+    + r"|(?:does|do|did) not work|(?:take|takes|took|taking|taken) (?:it |that |this )?back)(?![A-Za-z])"
+    + r"|n't\b|n\u2019t\b)" + _ASSERTING
     + r"|\\neq?(?![A-Za-z])|\u2260",
     re.IGNORECASE,
 )  # fmt: skip
@@ -104,7 +111,7 @@ _CLAUSE_END = re.compile(r"[,;.:!?\n]|\$\$|\b(?:but|instead|rather|whereas|which
 _LAST_CLAUSE_END = re.compile(r"(?s:.*)(?:[,;.:!?](?=\s)|\n|\$\$|\b(?:but|instead|rather|whereas)\b)", re.IGNORECASE)
 
 _WORDS = {*_PARTICLES, *_FALSITY, *_inflected(_NEGATING_VERBS), *_PHRASAL, "ruled", "ruling", "crossed", "threw"}
-_WORDS |= {"thrown", "struck", "way", "work", *_BOUNDS, *_ESTIMATES, *_GRADER_WORDS, *_FIRST_GUESS_WORDS}
+_WORDS |= {"thrown", "struck", "way", "work", "back", *_BOUNDS, *_ESTIMATES, *_GRADER_WORDS, *_FIRST_GUESS_WORDS}
 _WORDS |= {"more", "less", "fewer", "greater", "smaller", "larger", "bigger", "higher", "lower", "maximum"}
 _WORDS |= {"minimum", "capped", "limited", "bounded", "order", "some", "above", "below", "over", "under"}
 _HINT_WORDS = frozenset(word.encode() for word in _WORDS)

@@ -78,7 +78,8 @@ def test_imports_point_one_way():
         "benchmarks.grading.math_hidden",
         "benchmarks.grading.math_scope",
     }
-    assert project_imports("math_asked.py") == set()
+    assert project_imports("math_asked.py") == {"benchmarks.grading.math_equation_form"}
+    assert project_imports("math_equation_form.py") == set()
     assert project_imports("math_answer.py") == {
         "benchmarks.grading.math_hidden",
         "benchmarks.grading.math_commit",
