@@ -18,7 +18,11 @@ with A = sigma_d^2 + sigma_c^2 (one row, two runs, one problem), f(0) = m^2. Sol
 E p^2 give mu and sigma; then each line one variance, f being increasing in rho), by 2-D Gauss-Hermite
 quadrature. Estimates outside what the model can produce are cut to its range.
 
-`simulated_power` then draws TABLES Bernoulli tables of the asked design from the fitted model, two rows
+The measured rows sit at different accuracies: they are read as two rows at mu + h and mu - h (their
+mean accuracies the rows' mean +- half their gap; `fit`'s `difference`), each moment the two rows'
+average and the problem variance that of their difference net of the gap, so the gap is not taken for
+row x problem spread. `simulated_power` then draws TABLES Bernoulli tables of the asked design from the
+fitted model (or shared among draws of it: harness.reports.stats.pilot), two rows either side of mu
 whose true difference is the asked one (the logit shift that gives it, by quadrature), and counts how
 often the reports' own test (harness.reports.stats.batch) rejects. The draws are seeded from the design,
 so a plan is reproducible. Checked in harness.reports.stats.calibration (`planned_power`): the plan is

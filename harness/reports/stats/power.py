@@ -17,7 +17,9 @@ harness.reports.stats.accuracy.difference estimates this same variance (its two-
 Power (`power_of`) is simulated, not approximated. Components measured on a run (`components_from`, which
 also keeps the rows' mean accuracy) are turned into the logit model of harness.reports.stats.simulate
 (harness.reports.stats.logit_fit: the model with these moments) and Bernoulli tables of the asked design
-are drawn from it and put through the reports' test: near 0% or 100% accuracy the p-scale mean squares
+are drawn from it and put through the reports' test, the power averaged over fiducial draws of the
+components given the run's mean squares (harness.reports.stats.pilot: a 3-seed run's point estimates
+made plans up to 22 points optimistic): near 0% or 100% accuracy the p-scale mean squares
 are far from normal, and the normal tables below missed the simulated power by up to 11 points there.
 Stated assumptions without a mean accuracy (PAPER_ASSUMPTIONS) keep the normal tables: TABLES normal
 tables of the design drawn once and
