@@ -7,8 +7,9 @@ base accuracy 0.3 and 0.9 (24 designs; logit sds: difficulty 1.5, row x problem 
 seed x problem 0.3). Per design: coverage of the 95% interval at a logit shift of 0.3, type-I error of
 one claim, Holm's family-wise error over four null claims, how often six equal rows leave some row
 outside group 1, and `harness plan`'s power against the simulated power at a logit shift of 0.8: the
-plan is given PILOTS simulated pilot tables of the design (one at a time), and its mean error over them
-(the plan's bias) and their spread (what one pilot's noise does) are printed.
+plan is given PILOTS simulated pilot tables of the design (one at a time; its power averaged over each
+pilot's uncertainty in its components, harness.reports.stats.pilot), and its mean error over them (the
+plan's bias) and their spread (what one pilot's noise does) are printed.
 docs/statistics.md records a run of this script.
 """
 

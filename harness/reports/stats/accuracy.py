@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.reports.stats.crossed import Square, interval, paired_terms, problem_term, residual_square, seed_term
+from harness.reports.stats.pilot import pilot_from
 from harness.reports.stats.power import (  # noqa: F401  (re-exported: the contract's one import path)
     PAPER_ASSUMPTIONS,
     Components,
@@ -241,7 +242,7 @@ def components_from(rows: dict[str, RowScores], benchmark: str, samples: int) ->
     pools var_i(d_i) - residual_a/S_a - residual_b/S_b over pairs of rows (d_i: seed-averaged difference
     on shared problems; NaN with one row): pass the rows you mean to compare. k = 1: the residual all
     counts as sampling (with one seed too: p(1-p) at the mean accuracy, an upper bound)."""
-    k, stats, seed_parts, problem_parts = samples, {}, [], []
+    k, stats, seed_parts, problem_parts, squares, pairs = samples, {}, [], [], [], []
     for label, row in rows.items():
         seeds = sorted(row.get(benchmark, {}))
         problems = _problems([row], benchmark, seeds)
@@ -258,6 +259,8 @@ def components_from(rows: dict[str, RowScores], benchmark: str, samples: int) ->
         if k == 1:
             sampling = residual if S >= 2 else float(y.mean() * (1 - y.mean()))
             residual = sampling
+        if S >= 2 and n >= 2:  # the mean squares behind the estimates (the plan draws from them: pilot.py)
+            squares.append((S, n, float(y.mean(axis=1).var(ddof=1)), residual, sampling))
         stats[label] = (seeds, problems, y, residual, sampling)
     if not stats:
         raise ValueError(f"no scores for benchmark {benchmark!r}")
@@ -270,6 +273,7 @@ def components_from(rows: dict[str, RowScores], benchmark: str, samples: int) ->
                 continue
             d = ya[:, [pa.index(p) for p in shared]].mean(axis=0) - yb[:, [pb.index(p) for p in shared]].mean(axis=0)
             problem_parts.append((d.var(ddof=1) - ra / ya.shape[0] - rb / yb.shape[0], len(shared) - 1))
+            pairs.append((float(d.var(ddof=1)), len(shared), 1 / ya.shape[0] + 1 / yb.shape[0]))
 
     pooled = lambda parts: math.sqrt(max(0.0, sum(v * w for v, w in parts) / sum(w for _, w in parts)))  # noqa: E731
     sampling = float(np.mean([s for *_, s in stats.values()]))
@@ -283,4 +287,6 @@ def components_from(rows: dict[str, RowScores], benchmark: str, samples: int) ->
         seeds=max(len(s) for s, *_ in stats.values()),
         interaction_sd=math.sqrt(interaction),
         mean=float(np.mean([y.mean() for _, _, y, *_ in stats.values()])),
+        difference=2 * float(np.std([y.mean() for _, _, y, *_ in stats.values()])),  # two rows: their gap
+        pilot=pilot_from(squares, pairs) if squares and pairs else None,
     )

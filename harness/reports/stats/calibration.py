@@ -84,8 +84,9 @@ def groups_outside(design: Design, tables: int, rows: int = 6) -> float:
 def planned_power(design: Design, shift: float, pilot: int = 0) -> float:
     """What `harness plan` predicts for the power at a true logit `shift`, given what it would be given: a
     measured pilot table of the design (two rows at `shift` and 0, drawn with seed `pilot`), not the truth.
-    Its components (`components_from`, with the mean accuracy) are fitted by the logit model and the power
-    simulated from that fit (harness.reports.stats.power.power_of)."""
+    Its components (`components_from`, with the mean accuracy and the mean squares behind them) are fitted
+    by the logit model and the power simulated from that fit, averaged over the pilot's uncertainty
+    (harness.reports.stats.power.power_of, harness.reports.stats.pilot)."""
     table = simulate_tables(design, [shift, 0.0], _rng(design, 100 + pilot), 1)[0]
     rows = {f"row{r}": as_row_scores(table[r]) for r in range(2)}
     components = components_from(rows, "b", design.samples)

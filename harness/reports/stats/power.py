@@ -17,7 +17,9 @@ harness.reports.stats.accuracy.difference estimates this same variance (its two-
 Power (`power_of`) is simulated, not approximated. Components measured on a run (`components_from`, which
 also keeps the rows' mean accuracy) are turned into the logit model of harness.reports.stats.simulate
 (harness.reports.stats.logit_fit: the model with these moments) and Bernoulli tables of the asked design
-are drawn from it and put through the reports' test: near 0% or 100% accuracy the p-scale mean squares
+are drawn from it and put through the reports' test, the power averaged over fiducial draws of the
+components given the run's mean squares (harness.reports.stats.pilot: a 3-seed run's point estimates
+made plans up to 22 points optimistic): near 0% or 100% accuracy the p-scale mean squares
 are far from normal, and the normal tables below missed the simulated power by up to 11 points there.
 Stated assumptions without a mean accuracy (PAPER_ASSUMPTIONS) keep the normal tables: TABLES normal
 tables of the design drawn once and
@@ -64,6 +66,7 @@ from scipy.special import ndtr
 from harness.reports.paper_numbers import COLUMNS, REPORTED
 from harness.reports.stats.crossed import fiducial
 from harness.reports.stats.logit_fit import LogitModel, fit, simulated_power
+from harness.reports.stats.pilot import Pilot, component_draws
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,8 @@ class Components:  # per benchmark, in score units (fractions); the module docst
     seeds: int
     interaction_sd: float = 0.0  # a row's seed x problem deviation beyond sampling (added to the contract)
     mean: float = math.nan  # mean accuracy of the rows measured; set, power comes from the fitted logit model
+    difference: float = 0.0  # the measured rows' spread of mean accuracy (2 sd of their means; fraction)
+    pilot: Pilot | None = None  # the mean squares they were measured from: the power averages over their draws
 
 
 MAX_SIMULATED = (64, 256)  # seeds, samples: larger designs (the "unlimited" floor) keep the normal tables
@@ -115,7 +120,8 @@ def power_of(components, difference_points, seeds, samples, *, alpha=0.05, probl
     if math.isfinite(components.mean) and seeds <= MAX_SIMULATED[0] and samples <= MAX_SIMULATED[1]:
         # measured: Bernoulli tables of the logit model fitted to them
         n = problems or components.problems
-        return simulated_power(logit_model(components), difference_points, seeds, samples, n, alpha)
+        models = [logit_model(c) for c in component_draws(components)]  # the pilot's uncertainty (pilot.py)
+        return simulated_power(models, difference_points, seeds, samples, n, alpha)
     z, scaled = _standard_tables(tuple(f for _, f in squares))
     estimate = np.abs(difference_points / 100 + se * z)[:, None]  # [TABLES, 1]
     observed = [m * scaled[j][:, None] for j, (m, _) in enumerate(squares)]  # the tables' mean squares
@@ -134,7 +140,7 @@ def power_of(components, difference_points, seeds, samples, *, alpha=0.05, probl
 @cache
 def logit_model(c: Components) -> LogitModel:
     """The logit model (harness.reports.stats.logit_fit) with the moments of measured components."""
-    return fit(c.mean, c.mean - c.sample_var, c.seed_sd**2, c.interaction_sd**2, c.problem_sd**2)
+    return fit(c.mean, c.mean - c.sample_var, c.seed_sd**2, c.interaction_sd**2, c.problem_sd**2, c.difference)
 
 
 def minimum_detectable_difference(

@@ -105,6 +105,18 @@ def check_seeds(payload: dict) -> None:
         )
 
 
+def power_basis(payload: dict | None) -> str:
+    """What the power figures are: at stated assumptions, or averaged over what a measured pilot leaves open."""
+    if payload is None:
+        return "power: simulated at the stated components (normal tables of the mean squares)"
+    seeds = sorted({len(s) for row in payload["rows"].values() for s in row.values()})
+    measured_seeds = f"{seeds[0]}" if seeds[0] == seeds[-1] else f"{seeds[0]}-{seeds[-1]}"
+    return (
+        "power: simulated from the logit model fitted to the scores, averaged over the pilot's uncertainty in its "
+        f"variance components (fiducial draws of its mean squares; {measured_seeds} seeds per row measured)"
+    )
+
+
 def _points(value: float) -> str:
     return "–" if not math.isfinite(value) else f"{100 * value:.1f}"
 
@@ -184,6 +196,7 @@ def plan(profile: str | None, difference: float, source: str | None, uri: str | 
         f"per problem; detecting {difference:g} points with 80% power at the 5% level (two-sided, paired rows)"
     )
     log(f"components (points; p(1-p) a fraction): {where}")
+    log(power_basis(payload))
     for line in plan_lines(components, seeds, samples, difference):
         log(line)
     log(

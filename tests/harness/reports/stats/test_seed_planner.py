@@ -34,8 +34,9 @@ def test_the_paper_profile_uses_the_stated_assumptions(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("harness plan: the paper profile's Table 1 budget is 1 seed x 32 samples per problem")
     assert "stated assumptions (harness.reports.stats.power.PAPER_ASSUMPTIONS" in out[1]
-    assert out[2].split()[:3] == ["benchmark", "problems", "seed"] and "for 5 points: seeds x samples (power)" in out[2]
-    lines = {line.split()[0]: line for line in out[3:8]}
+    assert out[2] == "power: simulated at the stated components (normal tables of the mean squares)"
+    assert out[3].split()[:3] == ["benchmark", "problems", "seed"] and "for 5 points: seeds x samples (power)" in out[3]
+    lines = {line.split()[0]: line for line in out[4:9]}
     assert set(lines) == set(PAPER_ASSUMPTIONS) and lines["aime24"].split()[1] == "30"
     # 30 problems: 8 seeds x 32 samples reach 80% power for 5 points (5 seeds x 64 no longer do: the interval
     # counts the seed term's 4 df, which the shifted-t approximation of the old plan under-counted)
@@ -56,6 +57,8 @@ def test_components_measured_on_a_table1_folder(tmp_path, capsys):
     assert components["arith"].problems == 50 and components["arith"].seeds == 3 and components["arith"].samples == 4
     assert f"measured on {tmp_path / 'scores.json'} (rows GRPO, DAPO; 4 samples per problem)" in out
     assert "the tiny profile's Table 1 budget is 5 seeds x 4 samples" in out
+    assert "averaged over the pilot's uncertainty in its variance components" in out and "3 seeds per row" in out
+    assert components["arith"].pilot.seed_df == 4  # two trained rows of 3 seeds
     assert plan(None, 2.5, str(tmp_path), None)["arith"] == components["arith"]  # the folder's profile
 
 
