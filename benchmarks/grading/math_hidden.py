@@ -205,6 +205,15 @@ def manipulates(text: str) -> bool:
     return defines_macros(text) or addresses_grader(text[-ADDRESS_CHARS:].lower())
 
 
+# What can make `reader_view` differ from the text, a superset of its own tests below: a character
+# that opens hidden markup (a comment, code, a tag, struck-out text, a link definition) or a LaTeX
+# command that hides or defines. `benchmarks.grading.math_answer`'s gate is built from them: a text
+# with none of them is read as written. (Single characters: a C-level scan each, far cheaper than
+# a regex character class.)
+HIDING_CHARS = "%`<~]"
+HIDING_COMMANDS = _LATEX_HINT
+
+
 def reader_view(text: str) -> str | None:
     """What a reader sees of `text` (`visible`), or None when it defines macros: then what is shown
     is not what is written. One scan in the common case, which has neither."""
@@ -343,6 +352,10 @@ def _hidden_elements(text: str) -> list[tuple[int, int]]:
         covered = len(text) if closing < 0 else lowered.find(">", closing) + 1 or len(text)
         spans.append((tag.start(), covered))
     return spans
+
+
+# A retraction is words: a tail without a letter takes nothing back (the gate's reading of it).
+RETRACTION_TRIGGERS = r"[A-Za-z]"
 
 
 def retracted(tail: str) -> bool:
