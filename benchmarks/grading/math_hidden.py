@@ -107,12 +107,13 @@ _MACRO = re.compile(  # anything that defines or redefines a control sequence
 )
 # Gates of the common case, each a C-level scan: LaTeX that hides or defines (its literal backslash
 # prefix makes the search fast), and single characters that start the other hiding markup.
-_LATEX_HINT = re.compile(
-    r"\\(?:[hv]?phantom|if(?:true|false|num|dim|odd|x|cat|case|defined|csname|mmode|vmode|hmode|inner|void|hbox"
-    r"|vbox|eof|fontchar)?|style|class|cssId|begin|verb|color|textcolor|scalebox|resizebox|sout|st|[bx]?cancel|xout|cancelto|[gex]?def|let"
+_HIDING_NAMES = (
+    r"[hv]?phantom|if(?:true|false|num|dim|odd|x|cat|case|defined|csname|mmode|vmode|hmode|inner|void|hbox"
+    r"|vbox|eof|fontchar)?|style|class|cssId|verb|color|textcolor|scalebox|resizebox|sout|st|[bx]?cancel|xout|cancelto|[gex]?def|let"
     r"|(?:re)?newcommand|providecommand|futurelet|csname|expandafter|(?:math)?chardef"
-    r"|(?:New|Renew|Provide)(?:Expandable)?DocumentCommand|Declare\w*|catcode)(?![A-Za-z])"
+    r"|(?:New|Renew|Provide)(?:Expandable)?DocumentCommand|Declare\w*|catcode"
 )
+_LATEX_HINT = re.compile(r"\\(?:begin|" + _HIDING_NAMES + r")(?![A-Za-z])")
 # Text addressed to the grader (on lowered text): whoever grades, named in a note, a greeting, a
 # line that opens with it or a fake system message, or an instruction about the credit to give.
 _GRADER = (
@@ -208,10 +209,11 @@ def manipulates(text: str) -> bool:
 # What can make `reader_view` differ from the text, a superset of its own tests below: a character
 # that opens hidden markup (a comment, code, a tag, struck-out text, a link definition) or a LaTeX
 # command that hides or defines. `benchmarks.grading.math_answer`'s gate is built from them: a text
-# with none of them is read as written. (Single characters: a C-level scan each, far cheaper than
-# a regex character class.)
-HIDING_CHARS = "%`<~]"
-HIDING_COMMANDS = _LATEX_HINT
+# with none of them is read as written. (Marks of one or two characters: a C-level scan each, far
+# cheaper than a regex character class.)
+HIDING_MARKS = ("%", "`", "<", "]:", "~~")
+# `_LATEX_HINT` with only the environments that `_ENVIRONMENT` hides (a matrix is shown).
+HIDING_COMMANDS = re.compile(r"\\(?:begin\{(?:comment|verbatim|lstlisting|minted)|" + _HIDING_NAMES + r")(?![A-Za-z])")
 
 
 def reader_view(text: str) -> str | None:

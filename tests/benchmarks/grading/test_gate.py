@@ -28,7 +28,8 @@ from benchmarks.grading.probes import (
 REASONING = "Let us think step by step. We expand, simplify and check each case carefully. " * 25
 # Short texts that trigger one reading each (or none), inserted at random places by the perturbations.
 HIDDEN = ("%", "% \\boxed{9}\n", "`", "```x```", "<", "<span hidden>", "</span>", "<!-- 9 -->", "~~", "]: #")
-COMMANDS = ("\\phantom{", "\\iffalse", "\\fi", "\\def", "\\color{white}", "\\sout{", "\\let", "\\le ", "\\neq ")
+COMMANDS = ("\\phantom{", "\\iffalse", "\\begin{comment}", "\\end{comment}", "\\def", "\\color{white}", "\\sout{")
+COMMANDS += ("\\let", "\\le ", "\\neq ", "]:")
 BOXES_AND_VALUES = ("\\boxed{7}", "\\fbox{7}", "box", "7", "$", "$7$", "*", "**8**", "\u2212", "\u00e9", "'")
 CUE_WORDS = ("not ", "isn't ", "wrong", "wait", "Wait, that is wrong.", "oops", "at most ", "roughly ", "about ")
 ADDRESSED = ("grader", "Note to the grader: ", "system", "the answer is 7", "Final: 7", "either ", "or ", "mistake")
@@ -45,7 +46,19 @@ def _sets(data_dir) -> list[tuple[str, str, str | None]]:
 def _plain_cases() -> list[tuple[str, str, str | None]]:
     """Completions shaped as the common case (the benchmark's), each of which the gate should pass."""
     cases = []
-    for answer in ("42", "-7", "\\frac{14}{3}", "\\dfrac{\\sqrt{3}}{2}", "2\\sqrt{2}", "x^{2}+1", "(1, 2)"):
+    matrix = "\\begin{pmatrix} -1/3 \\\\ 2/3 \\end{pmatrix}"
+    answers = (
+        "42",
+        "-7",
+        "\\frac{14}{3}",
+        "\\dfrac{\\sqrt{3}}{2}",
+        "2\\sqrt{2}",
+        "x^{2}+1",
+        "(1, 2)",
+        "(-\\infty, 0]",
+        matrix,
+    )
+    for answer in answers:
         for prefix in ("", REASONING, "We simplify carefully.\n\n"):
             cases.append((f"{prefix}The final answer is \\boxed{{{answer}}}.", answer, None))
     return cases
