@@ -51,12 +51,12 @@ have no nested quantifiers; an answer text is at most ANSWER_TEXT_CHARS long.
 
 import re
 
-from benchmarks.grading.math_commit import CLOSING, FINAL_CHARS, VALUE_CHARS, commitment, final_statement
+from benchmarks.grading.math_commit import CLOSING, FINAL_CHARS, commitment, final_statement, may_state
 from benchmarks.grading.math_hidden import (
     ADDRESS_CHARS,
     HIDING_COMMANDS,
-    HIDING_MARKS,
     addresses_grader,
+    hiding_marks,
     reader_view,
     retracted,
 )
@@ -329,8 +329,8 @@ def opens_with_address(seen: str) -> bool:
 
 # The gate of the common completion: one box, closed, nothing but closing punctuation after it. Each
 # reading that could change its answer owns its triggers, and the gate is their union: hidden markup
-# anywhere (`math_hidden.HIDING_MARKS`, `math_hidden.HIDING_COMMANDS`), and in the final part before
-# the box another box or a statement's value (`math_commit.VALUE_CHARS`) or a cue word in its
+# anywhere (`math_hidden.hiding_marks`, `math_hidden.HIDING_COMMANDS`), and in the final part before
+# the box another box or a statement's value (`math_commit.may_state`) or a cue word in its
 # clause (`math_scope.hinted`: words of every cue class and of notes to the grader). A retraction
 # (`math_hidden.RETRACTION_TRIGGERS`) needs a letter after the box, which CLOSING has not.
 _PLAIN_OPEN = "\\boxed{"
@@ -361,9 +361,8 @@ def plain_box(text: str) -> Extracted | None:
     end = close + 1
     if text[end:].strip(CLOSING):
         return None
-    for mark in HIDING_MARKS:
-        if mark[0] in text and mark in text:  # memchr on its first character, the common miss
-            return None
+    if hiding_marks(text):
+        return None
     # No other box: inside it, in the final part (where `commitment` looks for "box"), or before it
     # where it could join it (`_boxed_group` reads GROUP_CHARS back; a box opens with a backslash,
     # none of which comes before the box's own in the common case). After it there is only CLOSING.
@@ -373,10 +372,7 @@ def plain_box(text: str) -> Extracted | None:
     backslash = text.find("\\")  # memchr: the first backslash, the box's own at the latest
     if backslash < start and text.find("box", start - GROUP_CHARS if start > GROUP_CHARS else 0, start) >= 0:
         return None
-    for char in VALUE_CHARS:
-        if char in final:
-            return None
-    if hinted(final[-CLAUSE_CHARS:]):
+    if may_state(final) or hinted(final[-CLAUSE_CHARS:]):
         return None
     if HIDING_COMMANDS.search(text, backslash) is not None:  # from the first backslash on
         return None

@@ -15,8 +15,8 @@ import pytest
 from benchmarks.grading import math_answer
 from benchmarks.grading.math_answer import extract, plain_box
 from benchmarks.grading.math_check import check_unbounded
-from benchmarks.grading.math_commit import CLOSING
-from benchmarks.grading.math_hidden import HIDING_COMMANDS, RETRACTION_TRIGGERS
+from benchmarks.grading.math_commit import CLOSING, VALUE_CHARS, may_state
+from benchmarks.grading.math_hidden import HIDING_COMMANDS, HIDING_MARKS, RETRACTION_TRIGGERS, hiding_marks
 from benchmarks.grading.probes import (
     load_graded_set,
     load_holdout,
@@ -169,3 +169,9 @@ def test_the_triggers_cover_what_the_gate_leaves_out():
     assert all(RETRACTION_TRIGGERS and not char.isalpha() for char in CLOSING)
     for command in ("\\frac", "\\dfrac", "\\tfrac", "\\sqrt", "\\pi", "\\cdot", "\\left(", "\\infty", "\\text"):
         assert HIDING_COMMANDS.search(command) is None, command
+
+
+def test_the_unrolled_trigger_tests_are_their_trigger_sets():
+    plain = "We expand, simplify and check each case carefully: ~ ] and ] : are no marks."
+    assert not hiding_marks(plain) and all(hiding_marks(plain + mark) for mark in HIDING_MARKS)
+    assert not may_state(plain) and all(may_state(plain + char) for char in VALUE_CHARS)
