@@ -51,9 +51,16 @@ have no nested quantifiers; an answer text is at most ANSWER_TEXT_CHARS long.
 
 import re
 
-from benchmarks.grading.math_commit import commitment, final_statement
-from benchmarks.grading.math_hidden import ADDRESS_CHARS, addresses_grader, reader_view, retracted
-from benchmarks.grading.math_scope import mentions_grader
+from benchmarks.grading.math_commit import CLOSING, FINAL_CHARS, commitment, final_statement, may_state
+from benchmarks.grading.math_hidden import (
+    ADDRESS_CHARS,
+    HIDING_COMMANDS,
+    addresses_grader,
+    hiding_marks,
+    reader_view,
+    retracted,
+)
+from benchmarks.grading.math_scope import CLAUSE_CHARS, hinted, mentions_grader
 
 FALLBACKS = ("statement", "boxed")
 MAX_BOXES = 8  # boxes joined into one answer at most
@@ -320,14 +327,70 @@ def opens_with_address(seen: str) -> bool:
     return mentions_grader(head) and addresses_grader(head.lower())
 
 
+# The gate of the common completion: one box, closed, nothing but closing punctuation after it. Each
+# reading that could change its answer owns its triggers, and the gate is their union: hidden markup
+# anywhere (`math_hidden.hiding_marks`, `math_hidden.HIDING_COMMANDS`), and in the final part before
+# the box another box or a statement's value (`math_commit.may_state`) or a cue word in its
+# clause (`math_scope.hinted`: words of every cue class and of notes to the grader). A retraction
+# (`math_hidden.RETRACTION_TRIGGERS`) needs a letter after the box, which CLOSING has not.
+_PLAIN_OPEN = "\\boxed{"
+MAX_PLAIN_BRACES = 8  # closing braces tried in a box's content by the gate
+
+
+def plain_box(text: str) -> Extracted | None:
+    """The answer of a completion that none of the readings (hidden markup, commitment, cue words,
+    retraction) can change, read at once: its one box; None when any trigger is present (then
+    `extract` runs them all, and decides alike on this text: tests/benchmarks/grading/test_gate.py)."""
+    start = text.rfind(_PLAIN_OPEN)
+    if start < 0:
+        return None
+    content_start = start + len(_PLAIN_OPEN)
+    close = text.find("}", content_start)
+    if close < 0:
+        return None
+    # Braces inside (``\\frac{1}{2}``): the box closes at the first "}" before which its content
+    # has as many "}" as "{" (the depth falls by one at each "}"), found by C-level counts.
+    for _ in range(MAX_PLAIN_BRACES):
+        if text.count("{", content_start, close) == text.count("}", content_start, close):
+            break
+        close = text.find("}", close + 1)
+        if close < 0:
+            return None
+    else:
+        return None  # deeply nested: `extract` reads it
+    end = close + 1
+    if text[end:].strip(CLOSING):
+        return None
+    if hiding_marks(text):
+        return None
+    # No other box: inside it, in the final part (where `commitment` looks for "box"), or before it
+    # where it could join it (`_boxed_group` reads GROUP_CHARS back; a box opens with a backslash,
+    # none of which comes before the box's own in the common case). After it there is only CLOSING.
+    final = text[start - FINAL_CHARS if start > FINAL_CHARS else 0 : start]
+    if "box" in final or text.find("box", content_start, close) >= 0:
+        return None
+    backslash = text.find("\\")  # memchr: the first backslash, the box's own at the latest
+    if backslash < start and text.find("box", start - GROUP_CHARS if start > GROUP_CHARS else 0, start) >= 0:
+        return None
+    if may_state(final) or hinted(final[-CLAUSE_CHARS:]):
+        return None
+    if HIDING_COMMANDS.search(text, backslash) is not None:  # from the first backslash on
+        return None
+    return make_extracted(text[content_start:close].strip(), "boxed", (text[start:end],), end)
+
+
 def extract(
-    text: str, fallback: str = "statement", truncated: bool = False, read_head: bool = True
+    text: str, fallback: str = "statement", truncated: bool = False, read_head: bool = True, gate: bool = True
 ) -> Extracted | None:
     """The answer of a completion by the rules above, or None when it gives none. `read_head=False`
     leaves `opens_with_address` to the caller (the grader asks it only of an answer it would credit:
-    a wrong answer is refused whoever it speaks to)."""
+    a wrong answer is refused whoever it speaks to). `gate=False` skips `plain_box` (for its tests)."""
     if fallback not in FALLBACKS:
         raise ValueError(f"unknown answer fallback {fallback!r}; allowed: {', '.join(FALLBACKS)}")
+    if gate:
+        plain = plain_box(text)
+        if plain is not None:
+            return None if read_head and opens_with_address(text) else plain
     seen = reader_view(text)  # hidden boxes and comments blanked, positions kept
     if seen is None:
         return None  # macros redefine what is shown: no answer

@@ -54,6 +54,7 @@ run under it.
 """
 
 import decimal
+import functools
 import logging
 import numbers
 import re
@@ -192,15 +193,23 @@ def fast_verdict(answer: str | None, reference: str | None) -> Verdict | None:
         return _new_verdict(Verdict, (False, False, answer, None))
     if getattr(answer, "pending", False):
         return None  # other committed answers or qualifying words: the full check reads them (`_full_verdict`)
-    reference = reference.strip()
-    candidate_digits = _integer_digits(answer.strip().rstrip(".").strip())
-    reference_digits = _integer_digits(reference)
-    if candidate_digits is not None and reference_digits is not None:
-        same = candidate_digits == reference_digits
-        return _new_verdict(Verdict, (same, same, answer, None))
-    if reference and (answer == reference or "".join(answer.split()) == "".join(reference.split())):
+    reference, reference_digits, reference_spaceless = _reference_forms(reference)
+    if reference_digits is not None:
+        candidate_digits = _integer_digits(answer.strip().rstrip(".").strip())
+        if candidate_digits is not None:
+            same = candidate_digits == reference_digits
+            return _new_verdict(Verdict, (same, same, answer, None))
+    if reference and (answer == reference or "".join(answer.split()) == reference_spaceless):
         return _new_verdict(Verdict, (True, True, answer, None))
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _reference_forms(reference: str) -> tuple[str, str | None, str]:
+    """A reference as `fast_verdict` compares it: stripped, its integer digits (None: no integer) and
+    without spaces. Pure, and a batch grades each reference many times (one per sample)."""
+    reference = reference.strip()
+    return reference, _integer_digits(reference), "".join(reference.split())
 
 
 _REFUSED_ADDRESS = Verdict(False, False, None, None)  # a completion that opens by speaking to the grader

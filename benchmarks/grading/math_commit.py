@@ -76,9 +76,18 @@ _REPLACED_BY = re.compile(r"\$?\s*[;,.]?\s*(?:but |rather |instead )?(?:it(?:'s|
 _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
 
 
-def _may_state(text: str) -> bool:
-    """Whether `text` could hold an answer statement's value or a bold line: a digit, ``$``, ``*`` or
-    a Unicode minus (single-character scans, the cheapest test there is)."""
+# The fast reading of `commitment`, as triggers for `benchmarks.grading.math_answer`'s gate: nothing but
+# CLOSING after the box, and in the FINAL_CHARS before it neither another box ("box") nor a
+# character of VALUE_CHARS (`may_state`) nor a cue word in its clause
+# (`benchmarks.grading.math_scope.hinted`).
+CLOSING = " .!\n$)"
+VALUE_CHARS = "0123456789$*\u2212"
+
+
+def may_state(text: str) -> bool:
+    """Whether `text` could hold an answer statement's value or a bold line: a character of
+    VALUE_CHARS (a digit, ``$``, ``*`` or a Unicode minus; single-character scans, unrolled: the
+    cheapest test there is)."""
     return (
         "0" in text
         or "1" in text
@@ -168,12 +177,12 @@ def commitment(seen: str, group: list[Box], scan) -> Committed | None:
     # closing punctuation after it, or text with neither a value nor a cue nor a unit.
     floor = first - FINAL_CHARS if first > FINAL_CHARS else 0
     before, after = seen[floor:first], seen[end:]
-    closing = not after.strip(" .!\n$)")  # nothing but closing punctuation after the box (the usual)
+    closing = not after.strip(CLOSING)  # nothing but closing punctuation after the box (the usual)
     if (
         "box" not in before  # no other \\boxed or \\fbox
-        and not _may_state(before)
+        and not may_state(before)
         and not hinted(seen[first - CLAUSE_CHARS if first > CLAUSE_CHARS else 0 : first])
-        and (closing or not _may_state(after) and not hinted(after) and unit_after(after) is None)
+        and (closing or not may_state(after) and not hinted(after) and unit_after(after) is None)
     ):
         return group, (), ()
     start = _final_start(seen, first)

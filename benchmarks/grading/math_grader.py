@@ -7,87 +7,42 @@
     grade_math_verdicts(completions, references, problems=problems)             # both modes, one pass
     extract_answer("... so \\boxed{\\frac{1}{2}}.")                             # "\\frac{1}{2}"
 
-The rule (grading round 3, issue 29): credit only the one answer a reader sees and the completion
-commits to.
-1. Read what a reader sees (`benchmarks.grading.math_hidden`): comments (LaTeX, HTML, Markdown
-   ``[//]: #``), ``\\iffalse``, the comment and verbatim environments, code, phantoms, text in white,
-   transparent or scaled to nothing (any colour model), elements never shown (script, style,
-   template), hidden (``display:none``, ``hidden``, off the page) or folded (``<details>``),
-   footnotes, struck-out text and markup tags are blanked. A completion that defines or redefines
-   macros (``\\def``, ``\\newcommand``, ``\\NewDocumentCommand``, ``\\csname``), or speaks to the
-   grader in its first line or final part (a note, greeting or line to whoever grades, a fake system
-   message, an instruction about credit), gives no answer.
-2. Collect what it commits to in its final part (`benchmarks.grading.math_commit`): every box,
-   answer statement ("the final answer is 13", "Final: 13") and bold final value of the answer's
-   paragraph (and the one before a lone box) to the end. Words are read by clause scope
-   (`benchmarks.grading.math_scope`): a box that its own clause denies (a negating particle, a
-   predicate of falsity or rejection, before or after it, with any inflection: "isn't", "I reject",
-   "fails", "is ruled out", "would be incorrect", "not equal to"), a first guess or one called a
-   mistake is set aside, unless the negation reaches another value first ("5 does not divide 24,
-   so"); a box inside a box, an either/or or nothing left commits to no answer; a bound ("at most",
-   "no more than", "or fewer", "exceeds") or an estimate ("roughly", "give or take") of the box is
-   refused unless the question asks for one. The answer is credited only when every other
-   committed answer equals it in value. Without a box, an answer statement, a bare answer, a
-   concluding sentence or clause, or a bold last line naming one number.
-3. The answer must be of the kind asked (`benchmarks.grading.math_asked`): the unit (in or right
-   after the box) and variable asked, no inequality or approximation marker (in both modes), no
-   percent or set where none is asked, not the question's sum given back; strict mode also wants the
-   equation form and ordered pair asked.
-4. Read typographic variants as one symbol (`benchmarks.grading.math_normal.typographic`): Unicode
-   minus and root, ``\\over``, degrees written any way, a number in ``\\text{}``.
-5. Then the value and form checks of the two modes below.
+The rule (issue 29, round 4): credit the one answer that a reader sees, that the completion commits
+to, that is of the kind asked and equals the reference; each clause is a module that says what it
+reads.
+1. What a reader sees (`math_hidden`): what is not shown is blanked (comments, code, phantoms,
+   text in white, transparent or scaled to nothing, TeX conditionals' unselected branches, hidden
+   styles and elements, folded or struck-out text, markup); text that rewrites what is shown (macro
+   definitions) or speaks to whoever grades (a note, a role label such as "System:", an instruction
+   about the verdict) leaves no answer.
+2. What it commits to (`math_answer`, `math_commit`, `math_scope`): the last box, else a final
+   answer statement or concluding sentence; every other answer of the final part must agree with
+   it, and the words of its clause must not deny, withdraw, bound or estimate it (unless asked).
+3. What is asked (`math_asked`, `math_equation_form`): the unit, variable and kind of answer (no
+   inequality, percent or set where none is asked, not the question's own sum), the equation form
+   the question names; never the question given back (`math_nonanswer`: its expression, numbers
+   side by side, a hedge, a false equation).
+4. The forms a reader accepts (`math_normal`): thousands separators, ``\\$``, bold, spacing, a
+   choice letter with its value, ``\\pm`` for both roots, Unicode minus, ``\\over``, degrees.
+The two modes (`Verdict.lenient`, `Verdict.strict`; `Verdict.reason` says why it was refused):
+- lenient (``strict=False``, the default; evaluation's headline): any answer equal in value to the
+  reference (math-verify >= 0.7; ``\\frac{24}{2}`` for 12, ``1.414214`` for ``\\sqrt2``);
+- strict (``strict=True``; the RL reward's default): also worked out in the form a careful MATH
+  grader demands and the question asks for (`math_strict`: nothing left to compute, radicals and
+  fractions simplified, no decimal for an exact value unless asked, the ordered pair asked).
+Steps in order: `math_check`. Measured against a careful reading: `harness grader-audit`
+(docs/grader-probes.md). Speed: `math_answer.plain_box` answers the common completion (one box,
+none of the readings' triggers) at once, and tests/benchmarks/grading/test_gate.py shows that it
+decides as the full reading does.
 
-The two modes. Both refuse what is no answer, whatever its value (`benchmarks.grading.math_nonanswer`,
-`benchmarks.grading.math_hidden`): the question given back (an expression of the problem, token for token
-or in another form found by value: "Expand $(x-1)(x+4)$" answered ``(x+4)(x-1)``, "Simplify
-$\\sqrt{75}$" answered ``75^{1/2}``, "Compute $99^2+99+1$" answered ``9801 + 100``), numbers side by
-side (``9\\;6`` for 9 + 6), hedges (``15\\text{ (or 16)}``, "approximately", ``\\approx``), false
-equations (``3 = 12``), an answer retracted after its box ("wait, that is wrong"), a box hidden in a
-``%`` comment, a ``\\phantom{}``, a code block or an HTML comment, a completion cut at its token limit
-that has no box.
-- lenient (``strict=False``, the default; evaluation's headline, as the field's usual evaluation with
-  math-verify): any answer equal in value to the reference is right: ``\\frac{24}{2}`` for 12,
-  ``1.414214`` for ``\\sqrt2`` (math-verify compares decimals to 6 places), ``\\sqrt8`` for ``2\\sqrt2``,
-  a mixed number ``2\\frac13`` for ``\\frac73``.
-- strict (``strict=True``; the RL reward's default, `harness.training.rewards`): also the worked-out form a
-  careful MATH grader demands (`benchmarks.grading.math_strict`): no arithmetic or operation left undone
-  (``\\frac{24}{2}``, ``2^{10}``, ``\\binom62``, ``3!``, ``\\sqrt{144}``, ``\\log_2 8``, ``\\frac{d}{dx}``,
-  ``\\sum``), no decimal for an exact value unless a decimal or rounding is asked for, radicals
-  simplified and out of the denominator, fractions in lowest terms, no mixed number, and the form
-  the question asks for ("common fraction", "simplest radical form", "in terms of $\\pi$", "interval
-  notation", "to the nearest hundredth", "expand", "what percent").
-Both credit what a careful reader reads as the reference (`benchmarks.grading.math_normal`): thousands
-separators (``1{,}000{,}000``, ``1\\,000``), ``\\$2{,}500``, ``\\mathbf{12}``, ``\\hspace{2pt}12``, a
-multiple-choice letter with its value (``\\textbf{(C)}\\ 12``), ``\\frac{-1\\pm\\sqrt5}{2}`` for both
-roots, and an answer statement followed by a check that confirms it.
-`Verdict.reason` says why an answer was refused. `harness grader-audit` measures both modes against a
-careful reading on the graded set and the reward-hack probes (benchmarks/data/, docs/grader-probes.md).
-
-What counts as an answer (`benchmarks.grading.math_answer`): the last ``\\boxed{}`` (with the boxes of an
-answer split over several), else, with the default fallback "statement", an answer statement that
-ends the completion ("The final answer is X."), a completion that is nothing but an answer ("52",
-"7 + 45 = 52") or a last sentence that ends on its result ("..., which gives 136."). Fallback
-"boxed" keeps the boxes only. A completion cut at its token limit (``truncated``) is graded by its
-boxes only. Nothing else is read: a completion that stops in mid-reasoning ("... so 9") has no
-answer. The `Extracted` answer says which rule found it and the text it was read from.
-
-When it is right (`benchmarks.grading.math_check`, which lists the steps): the same integer, the reference's
-own text, or equal in value by math-verify (https://github.com/huggingface/Math-Verify, >= 0.7;
-inequalities in one variable read as intervals), provided that it is an answer and not the question:
-pass the problem, as training and evaluation do, or restatements cannot be told from answers;
-numerals with a base subscript must be the reference's digits in the reference's base.
-
-Odd input never raises: a completion that is not a string is no answer (False, extracted None); a
-numeric reference is read as ``str(reference)``; any other non-string reference matches nothing; a
-problem that is not a string is no problem.
-
-Time limit: every answer gets a wall-clock budget, whatever the input's size or shape. The
-checking itself lives in `benchmarks.grading.math_check`, which bounds what it reads (the tail of a
-completion, the head of a problem, a linear scan for the boxes, a cap on what reaches
-math-verify). math-verify's own timeout uses ``signal.alarm``, which only works in the main
-thread, so it is switched off: in the main thread an interval timer interrupts the grader; in any
-other thread the answer is graded by a worker subprocess (`benchmarks.grading.grading_worker`) that
-is killed when it overruns. Either way a pathological answer scores False within ``timeout_s``.
+Inputs: ``problems`` (as training and evaluation pass them; without the problem a restatement cannot
+be told from an answer), ``truncated`` (a completion cut at its token limit is graded by its boxes
+only), ``fallback`` ("statement", or "boxed": boxes only). Odd input never raises: a non-string
+completion is no answer, a numeric reference is read as ``str()``, any other reference matches nothing.
+Time: each answer gets ``timeout_s`` of wall time. In the main thread an interval timer interrupts
+the check (math-verify's own ``signal.alarm`` is switched off); elsewhere a worker subprocess
+(`grading_worker`) grades it and is killed when it overruns; bounded reads (`math_check`) keep the
+rest linear.
 """
 
 import threading

@@ -107,12 +107,13 @@ _MACRO = re.compile(  # anything that defines or redefines a control sequence
 )
 # Gates of the common case, each a C-level scan: LaTeX that hides or defines (its literal backslash
 # prefix makes the search fast), and single characters that start the other hiding markup.
-_LATEX_HINT = re.compile(
-    r"\\(?:[hv]?phantom|if(?:true|false|num|dim|odd|x|cat|case|defined|csname|mmode|vmode|hmode|inner|void|hbox"
-    r"|vbox|eof|fontchar)?|style|class|cssId|begin|verb|color|textcolor|scalebox|resizebox|sout|st|[bx]?cancel|xout|cancelto|[gex]?def|let"
+_HIDING_NAMES = (
+    r"[hv]?phantom|if(?:true|false|num|dim|odd|x|cat|case|defined|csname|mmode|vmode|hmode|inner|void|hbox"
+    r"|vbox|eof|fontchar)?|style|class|cssId|verb|color|textcolor|scalebox|resizebox|sout|st|[bx]?cancel|xout|cancelto|[gex]?def|let"
     r"|(?:re)?newcommand|providecommand|futurelet|csname|expandafter|(?:math)?chardef"
-    r"|(?:New|Renew|Provide)(?:Expandable)?DocumentCommand|Declare\w*|catcode)(?![A-Za-z])"
+    r"|(?:New|Renew|Provide)(?:Expandable)?DocumentCommand|Declare\w*|catcode"
 )
+_LATEX_HINT = re.compile(r"\\(?:begin|" + _HIDING_NAMES + r")(?![A-Za-z])")
 # Text addressed to the grader (on lowered text): whoever grades, named in a note, a greeting, a
 # line that opens with it or a fake system message, or an instruction about the credit to give.
 _GRADER = (
@@ -127,8 +128,8 @@ _ADDRESS = re.compile(
     + r"|\b(?:dear|hey|hello|hi|to (?:the|any|all|my)) " + _GRADER
     + r"|(?:^|\n|[(\[{]|\W-)\W*(?:note (?:to|for) )?(?:the )?(?:" + _GRADER + r"|system|admin|assistant|ai)\s*[:,]"
     + r"|[\[<]\s*(?:system|admin|grader|evaluator)\b|\bsystem (?:note|message|override|prompt|instruction)"
-    + r"|\b(?:mark|grade|score|treat|accept|record|rate)\s+(?:this|it|me|my (?:answer|solution|work"
-    r"|response)|the (?:answer|solution|response)(?: below| above)?)\s+(?:as\s+)?(?:correct|right|valid|accepted"
+    + r"|\b(?:mark|grade|score|treat|accept|record|rate)\s+(?:this|it|me|(?:my|the|this|that|our) (?:answer"
+    r"|solution|work|response|submission|result|attempt)(?: below| above)?)\s+(?:as\s+)?(?:correct|right|valid|accepted"
     r"|a pass|full)\b"
     r"|\b(?:award|give|grant|assign)\s+(?:(?:this|it|me|the (?:answer|solution|response))\s+)?(?:full|maximum"
     r"|perfect|all)\s+(?:the\s+)?(?:marks|credit|points|score|reward)"
@@ -140,7 +141,7 @@ _ADDRESS = re.compile(
     r"|\bignore\b[^.\n]{0,40}\b(?:key|reference|mismatch|rubric|instructions?|expected|ground truth|solution)"
     r"|\byour (?:answer |grading |scoring |reference )?(?:key|rubric|ground truth|expected answer|instructions"
     r"|records)\b"
-    r"|\b(?:return|output|respond with|reply with)\s+(?:\W)?(?:true|yes|correct|pass)\b"
+    r"|\b(?:return|output|respond with|reply with)(?:\s+|\s*:\s*)(?:\W)?(?:true|yes|correct|pass)\b"
     r"|\b(?:grade|reward|verdict|label|score)\s*(?:=|:|is|should be)\s*(?:1(?:\.0)?|100\s*%?|true|correct|pass(?:ed)?"
     r"|full)(?![\w.])"
     r"|\b(?:has|have) (?:already )?been (?:\w+ )?(?:verified|validated|confirmed|approved|graded|marked)"
@@ -203,6 +204,24 @@ def manipulates(text: str) -> bool:
     """Whether `text` defines macros or, in its last ADDRESS_CHARS, addresses the grader (module
     docstring): no answer then."""
     return defines_macros(text) or addresses_grader(text[-ADDRESS_CHARS:].lower())
+
+
+# What can make `reader_view` differ from the text, a superset of its own tests below: a character
+# that opens hidden markup (a comment, code, a tag, struck-out text, a link definition) or a LaTeX
+# command that hides or defines. `benchmarks.grading.math_answer`'s gate is built from them: a text
+# with none of them is read as written. (Marks of one or two characters: a C-level scan each, far
+# cheaper than a regex character class.)
+HIDING_MARKS = ("%", "`", "<", "]:", "~~")
+
+
+def hiding_marks(text: str) -> bool:
+    """Whether `text` holds one of HIDING_MARKS (unrolled; a two-character mark behind a memchr of
+    its first character, the common miss)."""
+    return "%" in text or "`" in text or "<" in text or ("]" in text and "]:" in text) or ("~" in text and "~~" in text)
+
+
+# `_LATEX_HINT` with only the environments that `_ENVIRONMENT` hides (a matrix is shown).
+HIDING_COMMANDS = re.compile(r"\\(?:begin\{(?:comment|verbatim|lstlisting|minted)|" + _HIDING_NAMES + r")(?![A-Za-z])")
 
 
 def reader_view(text: str) -> str | None:
@@ -343,6 +362,10 @@ def _hidden_elements(text: str) -> list[tuple[int, int]]:
         covered = len(text) if closing < 0 else lowered.find(">", closing) + 1 or len(text)
         spans.append((tag.start(), covered))
     return spans
+
+
+# A retraction is words: a tail without a letter takes nothing back (the gate's reading of it).
+RETRACTION_TRIGGERS = r"[A-Za-z]"
 
 
 def retracted(tail: str) -> bool:
