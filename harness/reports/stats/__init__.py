@@ -2,8 +2,9 @@
 
 `accuracy` (paired differences of accuracy with intervals and p-values, Holm), `crossed` (the variance
 of a crossed seeds x problems mean and its interval), `power` (the variance of a paired difference from
-its parts: seed and sample budgets, power by simulation), `logit_fit` (the logit model fitted to measured
-components, the plan's simulated power), `simulate`, `batch` and `calibration` (tables with a known
+its parts: seed and sample budgets, power by simulation), `components` (the numbers a plan is made
+from), `pilot` (the power averaged over what a pilot does not know), `logit_fit` (the logit model fitted to measured
+components, the plan's simulated power), `simulate`, `stacked` and `calibration` (tables with a known
 truth, the reports' test on many of them at once, and how often the statistics are right on them),
 `groups` (significance groups as table columns), `seed_planner` (`harness plan`), `seed_stats` (means,
 spreads, Student-t intervals).

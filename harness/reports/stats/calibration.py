@@ -20,9 +20,9 @@ import math
 import numpy as np
 
 from harness.reports.stats.accuracy import components_from
-from harness.reports.stats.batch import CHUNK, covers, holm, p_values
 from harness.reports.stats.power import power_of
 from harness.reports.stats.simulate import Design, as_row_scores, simulate_tables, true_difference
+from harness.reports.stats.stacked import CHUNK, covers, holm, p_values
 
 ALPHA = 0.05
 CLAIMS = ((2, 0), (2, 1), (3, 0), (3, 1))  # rows (treatment, control): CE-GPPO x2 against GRPO, DAPO

@@ -28,7 +28,7 @@ f df (one seed: the paired t over problems; seeds dominating: the t over the S s
 own df are the floor, never plugged in. The draws are fixed (stratified chi-square quantiles in a fixed
 order), so an interval is reproducible. The interval is cut to the scale, [-100, +100] points.
 
-Every mean square may be a numpy array over tables (shape [T]; harness.reports.stats.batch): the draws
+Every mean square may be a numpy array over tables (shape [T]; harness.reports.stats.stacked): the draws
 then broadcast to [T, DRAWS] and the arithmetic is the same, so a batch of simulated tables goes through
 exactly the test the reports print.
 

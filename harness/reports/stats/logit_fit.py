@@ -24,7 +24,7 @@ average and the problem variance that of their difference net of the gap, so the
 row x problem spread. `simulated_power` then draws TABLES Bernoulli tables of the asked design from the
 fitted model (or shared among draws of it: harness.reports.stats.pilot), two rows either side of mu
 whose true difference is the asked one (the logit shift that gives it, by quadrature), and counts how
-often the reports' own test (harness.reports.stats.batch) rejects. The draws are seeded from the design,
+often the reports' own test (harness.reports.stats.stacked) rejects. The draws are seeded from the design,
 so a plan is reproducible. Checked in harness.reports.stats.calibration (`planned_power`): the plan is
 given a simulated pilot table, not the truth.
 """
@@ -39,8 +39,8 @@ from functools import cache
 import numpy as np
 from scipy.optimize import brentq
 
-from harness.reports.stats.batch import p_values
 from harness.reports.stats.simulate import Design, mean_accuracy
+from harness.reports.stats.stacked import p_values
 
 TABLES = 400  # simulated tables per power figure: Monte Carlo se at most 2.5 points
 CHUNK_CELLS = 4_000_000  # cells simulated at once (memory)

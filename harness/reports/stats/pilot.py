@@ -29,28 +29,14 @@ at their estimates (hundreds of cells each). Calibrated on the grid of docs/stat
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
 
 import numpy as np
 from scipy.stats import chi2
 
-if TYPE_CHECKING:
-    from harness.reports.stats.power import Components
+from harness.reports.stats.components import Components, Pilot
 
 DRAWS = 64  # component draws per plan (stratified: each mean square's draws are its chi-square quantiles)
-
-
-@dataclass(frozen=True)
-class Pilot:  # the mean squares of a measured run (fractions^2), module docstring
-    seed_spread: float
-    seed_df: int
-    residual: float
-    residual_df: int
-    sampling: float
-    difference_spread: float
-    problem_df: int
-    share: float  # mean over the pairs of rows of 1/S_a + 1/S_b: the residual a seed-averaged difference carries
 
 
 def pilot_from(stats: list[tuple[int, int, float, float, float]], pairs: list[tuple[float, int, float]]) -> Pilot:

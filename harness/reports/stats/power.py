@@ -56,7 +56,6 @@ by `components_from`):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -64,24 +63,10 @@ from scipy.optimize import brentq
 from scipy.special import ndtr
 
 from harness.reports.paper_numbers import COLUMNS, REPORTED
+from harness.reports.stats.components import Components, Pilot  # noqa: F401  (Components: re-exported)
 from harness.reports.stats.crossed import fiducial
 from harness.reports.stats.logit_fit import LogitModel, fit, simulated_power
-from harness.reports.stats.pilot import Pilot, component_draws
-
-
-@dataclass(frozen=True)
-class Components:  # per benchmark, in score units (fractions); the module docstring's formula
-    seed_sd: float  # sd of a row's per-seed avg@k about its mean (training seeds), net of evaluation noise
-    problem_sd: float  # sd over problems of the paired per-problem difference (expected accuracies)
-    sample_var: float  # mean within-problem Bernoulli variance p(1-p)
-    problems: int
-    samples: int
-    seeds: int
-    interaction_sd: float = 0.0  # a row's seed x problem deviation beyond sampling (added to the contract)
-    mean: float = math.nan  # mean accuracy of the rows measured; set, power comes from the fitted logit model
-    difference: float = 0.0  # the measured rows' spread of mean accuracy (2 sd of their means; fraction)
-    pilot: Pilot | None = None  # the mean squares they were measured from: the power averages over their draws
-
+from harness.reports.stats.pilot import component_draws
 
 MAX_SIMULATED = (64, 256)  # seeds, samples: larger designs (the "unlimited" floor) keep the normal tables
 TABLES = 1000  # simulated tables per power figure (fixed draws: common random numbers across designs)

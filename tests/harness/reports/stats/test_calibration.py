@@ -1,7 +1,7 @@
 """The statistics hold their level on simulated tables with a known truth (harness.reports.stats.calibration).
 
 A small grid (four designs: 3 and 5 seeds, 30/40/500 problems, k 4 and 32, base accuracy 0.3 and 0.9),
-fixed seeds, 1000 tables per figure (the batched test of harness.reports.stats.batch, checked here to
+fixed seeds, 1000 tables per figure (the batched test of harness.reports.stats.stacked, checked here to
 give the reports' own p-values). The bounds are the issue's, widened by two Monte Carlo standard errors
 at this table count (stated per assertion); tests/perf/bench_stats_calibration.py runs the full grid and
 docs/statistics.md records its figures.
@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from harness.reports.stats.accuracy import components_from, difference, paired_difference
-from harness.reports.stats.batch import covers, holm, p_values
 from harness.reports.stats.calibration import (
     SMALL_GRID,
     coverage,
@@ -33,6 +32,7 @@ from harness.reports.stats.simulate import (
     simulate_tables,
     true_difference,
 )
+from harness.reports.stats.stacked import covers, holm, p_values
 
 
 def test_the_truth_of_the_generative_model():
