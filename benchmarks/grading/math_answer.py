@@ -51,7 +51,10 @@ have no nested quantifiers; an answer text is at most ANSWER_TEXT_CHARS long.
 
 import re
 
-from benchmarks.grading.math_commit import CLOSING, FINAL_CHARS, commitment, final_statement, may_state
+from benchmarks.grading.math_asked import unit_after
+from benchmarks.grading.math_commit import CLOSING, FINAL_CHARS, commitment, may_state
+from benchmarks.grading.math_final import answer_text, concluding_line, final_answer
+from benchmarks.grading.math_glyphs import ascii_forms
 from benchmarks.grading.math_hidden import (
     ADDRESS_CHARS,
     HIDING_COMMANDS,
@@ -68,7 +71,6 @@ GROUP_CHARS = 2_000  # the text before the last box searched for the other boxes
 GAP_CHARS = 40  # the longest separator between two boxes of one answer ("$, \\text{ and } $")
 STATEMENT_CHARS = 600  # the tail searched for an answer statement
 WHOLE_CHARS = 200  # the longest completion that can be an answer by itself
-ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer after a statement
 CONCLUSION_CHARS = 300  # the tail searched for a concluding sentence
 HEAD_CHARS = 120  # the longest first line read for a note to the grader
 
@@ -86,11 +88,6 @@ _CONCLUSION = re.compile(
     r"(?:\$([^$]{1,200})\$|(-?\\?\$?\d[\d,]*(?:\.\d+)?(?:/\d+)?(?:\\?%)?)(?:\s+[A-Za-z]+){0,2})\Z"
 )
 _EQUATION_SPAN = re.compile(r"\$([^$=]{1,200})=([^$=<>]{1,100})\$\Z")  # "... check: $3 \cdot 4 = 12$."
-_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
-_UNITS = re.compile(r"(?:\s+[A-Za-z]+\.?){1,3}\Z")  # "5 cm", "20 square feet"
-_WORD = re.compile(r"(?<!\\)(?<![A-Za-z])[A-Za-z]{2,}")  # a word, not a LaTeX command's name
-_TEXT_COMMAND = re.compile(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}")
-_SINGLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _LONG_INTEGER = re.compile(r"[+-]?\d+\.?")
 _SENTENCE_END = re.compile(r"(?<!\\)\.(?=\s)|\n")  # a full stop before a space (not "3.5"), or a new line
 _CHECK = re.compile(
@@ -198,13 +195,21 @@ def _boxed(text: str, original: str | None = None) -> Extracted | None:
     if len(found) == 1:  # the common case, without the joins
         box = found[0]
         spans = (source[box[0] : box[3]],)
-        return make_extracted(source[box[1] : box[2]].strip(), "boxed", spans, box[3], others, qualifiers)
-    contents = [source[box[1] : box[2]].strip() for box in found]
+        return make_extracted(_content(text, source, box), "boxed", spans, box[3], others, qualifiers) or None
+    contents = [_content(text, source, box) for box in found]
     if len(set(contents)) == 1:  # the same answer boxed twice ("$\\boxed{42}$, $\\boxed{42}$")
         contents = contents[:1]
     answer = ", ".join(content for content in contents if content)
     spans = tuple(source[box[0] : box[3]] for box in found)
     return make_extracted(answer, "boxed", spans, found[-1][3], others, qualifiers)
+
+
+def _content(seen: str, source: str, box: Box) -> str:
+    """What a reader sees in a box: its text as written, or, where markup in it is hidden
+    (``\\boxed{\\phantom{12}}``), what is left of it (an empty box is no answer)."""
+    written = source[box[1] : box[2]]
+    shown = seen[box[1] : box[2]]
+    return written.strip() if shown == written else " ".join(shown.split())
 
 
 def _boxed_group(text: str, last: Box) -> list[Box]:
@@ -226,38 +231,6 @@ def _boxed_group(text: str, last: Box) -> list[Box]:
         group.append(box)
     group.reverse()
     return group
-
-
-def _balanced(text: str) -> bool:
-    """Closed braces and math delimiters: what a cut-off answer usually lacks."""
-    depth = 0
-    for char in text:
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if depth < 0:
-            return False
-    unescaped_dollars = len(re.findall(r"(?<!\\)\$", text))
-    return depth == 0 and unescaped_dollars % 2 == 0 and text.count("\\(") == text.count("\\)")
-
-
-def answer_text(text: str) -> str | None:
-    """The answer in `text` when `text` is nothing but an answer (rules 2 and 3), else None."""
-    text = text.strip().strip("*").strip().strip("\"'").strip()
-    if not text or len(text) > ANSWER_TEXT_CHARS or not _balanced(text):
-        return None
-    text = text.rstrip(".!").strip()
-    span = _MATH_SPAN.fullmatch(text)
-    if span:  # "$x = 5$": the span is the answer
-        inner = next(group for group in span.groups() if group is not None).strip()
-        return inner.rstrip(".").strip() or None
-    if "$" in text.replace("\\$", "") or "\n" in text:  # maths and prose mixed, or two lines
-        return None
-    if _SINGLE_WORD.fullmatch(text):  # "Evelyn", "B", "yes"
-        return text
-    formula = _UNITS.sub("", text) if re.search(r"\d", text) else text  # "5 cm" -> "5"
-    words = _WORD.search(_TEXT_COMMAND.sub("", formula))  # "5 \text{ cm}" has no words of its own
-    if not formula or words or not re.search(r"[\dA-Za-z]", formula):
-        return None  # words in it ("not 42 but"), or nothing to grade
-    return formula.strip()
 
 
 def _statement(text: str) -> Extracted | None:
@@ -315,7 +288,13 @@ def _conclusion(text: str) -> Extracted | None:
         return None  # a number with no full stop after it: the sentence may go on ("so 9" -> "so 90")
     answer = (found.group(1) or found.group(2)).strip().rstrip(".").strip()
     sentence_start = max(tail.rfind(". ", 0, found.start()), tail.rfind("\n", 0, found.start())) + 1
-    return make_extracted(answer, "conclusion", (tail[sentence_start:].strip(),)) if answer else None
+    unit = unit_after(tail[found.end(found.lastindex) : closing])  # "is 250 mm long.": the unit travels with it
+    qualifiers = () if unit is None else ("unit:" + unit,)
+    return (
+        make_extracted(answer, "conclusion", (tail[sentence_start:].strip(),), qualifiers=qualifiers)
+        if answer
+        else None
+    )
 
 
 def opens_with_address(seen: str) -> bool:
@@ -330,8 +309,8 @@ def opens_with_address(seen: str) -> bool:
 # The gate of the common completion: one box, closed, nothing but closing punctuation after it. Each
 # reading that could change its answer owns its triggers, and the gate is their union: hidden markup
 # anywhere (`math_hidden.hiding_marks`, `math_hidden.HIDING_COMMANDS`), and in the final part before
-# the box another box or a statement's value (`math_commit.may_state`) or a cue word in its
-# clause (`math_scope.hinted`: words of every cue class and of notes to the grader). A retraction
+# the box another box or a statement's value (`math_commit.may_state`), a character outside ASCII or a
+# cue word in its clause (`math_scope.hinted`: words of every cue class and of notes to the grader). A retraction
 # (`math_hidden.RETRACTION_TRIGGERS`) needs a letter after the box, which CLOSING has not.
 _PLAIN_OPEN = "\\boxed{"
 MAX_PLAIN_BRACES = 8  # closing braces tried in a box's content by the gate
@@ -372,7 +351,9 @@ def plain_box(text: str) -> Extracted | None:
     backslash = text.find("\\")  # memchr: the first backslash, the box's own at the latest
     if backslash < start and text.find("box", start - GROUP_CHARS if start > GROUP_CHARS else 0, start) >= 0:
         return None
-    if may_state(final) or hinted(final[-CLAUSE_CHARS:]):
+    # A character outside ASCII anywhere in the final part may be a note to the grader in another
+    # language (`math_hidden.addresses_grader`), which the commitment reads: not the common case.
+    if may_state(final) or not final.isascii() or hinted(final[-CLAUSE_CHARS:]):
         return None
     if HIDING_COMMANDS.search(text, backslash) is not None:  # from the first backslash on
         return None
@@ -401,45 +382,23 @@ def extract(
         if found is None or not retracted(text[found.end :]):
             return found
         # Taken back: only a final answer after it remains (a statement, a concluding sentence).
+        seen = ascii_forms(seen)
         return _statement(seen) or _conclusion(seen) or _final(seen)
     if fallback == "boxed" or truncated or addresses_grader(seen[-ADDRESS_CHARS:].lower()):
         return None
-    return _statement(seen) or _whole(seen) or _conclusion(seen) or _final(seen) or _final_line(seen)
+    seen = ascii_forms(seen)  # digits of other scripts, superscripts, vulgar fractions (`math_glyphs`)
+    return _statement(seen) or _whole(seen) or _conclusion(seen) or _final_line(seen) or _final(seen)
 
 
 def _final(seen: str) -> Extracted | None:
-    """Rule 5: an unboxed final statement (`benchmarks.grading.math_commit.final_statement`)."""
-    final = final_statement(seen)
-    return None if final is None else make_extracted(final, "conclusion", (seen[-300:].strip(),))
-
-
-# A sign of conclusion before the last line's value: therefore, an arrow or an implication.
-_CONCLUDES = re.compile(
-    r"\u2234|\u21d2|\u2192|\u27f9|\u27f6|\u21a6|=>|->|\\(?:therefore|Rightarrow|implies|Longrightarrow|longrightarrow"
-    r"|rightarrow|to)(?![A-Za-z])"
-)
-# A short label and a colon before it ("In interval notation:", "Result:"), not a step of the work.
-_LABEL = re.compile(r"[A-Za-z][A-Za-z ]{0,40}:(?!\S)")
-_NOT_A_CONCLUSION = re.compile(r"\b(?:check|verif|note|hint|step|case|if|suppose|assume|let|try|test|guess)", re.I)
-_MARKUP = re.compile(r"^[#>*\s]+|[*\s]+$")
+    """Rule 5: an unboxed final statement or last line (`benchmarks.grading.math_final.final_answer`)."""
+    final = final_answer(seen)
+    if final is None:
+        return None
+    return make_extracted(final[0], "conclusion", (seen[-300:].strip(),), qualifiers=final[1])
 
 
 def _final_line(seen: str) -> Extracted | None:
-    """Rule 6: a last line that concludes on one value: a sign of conclusion ("∴ $f(5) = 6$",
-    "Answer $\\Rightarrow 24$") or a short label with a colon ("In interval notation: (-∞, 3]")
-    before a value that is nothing but an answer (`answer_text`)."""
-    line = _MARKUP.sub("", seen.rstrip()[-ANSWER_TEXT_CHARS:].rsplit("\n", 1)[-1])
-    if not line:
-        return None
-    signs = list(_CONCLUDES.finditer(line))
-    if signs:
-        value = _LATEX_SPACE.sub("", line[signs[-1].end() :])
-        if "$" in line[: signs[-1].start()] and value.count("$") % 2:  # the sign inside a math span
-            value = "$" + value
-    else:
-        label = _LABEL.match(line)
-        if label is None or _NOT_A_CONCLUSION.search(label.group()):
-            return None
-        value = line[label.end() :]
-    answer = answer_text(value)
-    return None if answer is None else make_extracted(answer, "conclusion", (line,))
+    """Rule 6: a last line that concludes on one value (`benchmarks.grading.math_final.concluding_line`)."""
+    answer = concluding_line(seen)
+    return None if answer is None else make_extracted(answer, "conclusion", (seen.rstrip().rsplit("\n", 1)[-1],))

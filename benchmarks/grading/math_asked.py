@@ -113,14 +113,14 @@ def unit_after(after: str) -> str | None:
 
 
 def _unit_refusal(answer: str, problem: str, written: str) -> str | None:
-    written = _ANSWER_UNIT.search(answer)
+    named = _ANSWER_UNIT.search(answer)
     asked = list(_ASKED_UNIT.finditer(problem))
     if not asked:
         return None
     want = _unit(asked[-1].group(1))
-    if written is None:  # a dollar sign is a unit too
+    if named is None:  # a dollar sign, as written (`answer` has it dropped), is a unit too
         return "another unit than asked" if want == "cent" and _DOLLAR_SIGN.match(written) else None
-    have = _unit(written.group(1))
+    have = _unit(named.group(1))
     return "another unit than asked" if have and want and have != want else None
 
 

@@ -27,6 +27,7 @@ here is linear in the final part, which is at most FINAL_CHARS long.
 import re
 
 from benchmarks.grading.math_asked import unit_after
+from benchmarks.grading.math_final import final_statement
 from benchmarks.grading.math_hidden import addresses_grader
 from benchmarks.grading.math_scope import (
     CLAUSE_CHARS,
@@ -73,13 +74,15 @@ _CONCLUDING_VERB = re.compile(  # a verb of result: being, having, measuring, co
 )
 # A negated box replaced right after it: "The answer is not $\\boxed{-3}$; it is $3$."
 _REPLACED_BY = re.compile(r"\$?\s*[;,.]?\s*(?:but |rather |instead )?(?:it(?:'s| is)|the answer is)\s*" + _VALUE, re.I)
+# An alternative offered right after the answer's box: "(or possibly 9 if ...)", ", or 72".
+_ALTERNATIVE = re.compile(r"[\s$]*[(,;]?\s*(?:or|alternatively)\s+(?:[A-Za-z]+\s+){0,2}" + _VALUE, re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
 
 
 # The fast reading of `commitment`, as triggers for `benchmarks.grading.math_answer`'s gate: nothing but
 # CLOSING after the box, and in the FINAL_CHARS before it neither another box ("box") nor a
-# character of VALUE_CHARS (`may_state`) nor a cue word in its clause
-# (`benchmarks.grading.math_scope.hinted`).
+# character of VALUE_CHARS (`may_state`) nor one outside ASCII (a note in another language) nor a cue
+# word in its clause (`benchmarks.grading.math_scope.hinted`).
 CLOSING = " .!\n$)"
 VALUE_CHARS = "0123456789$*\u2212"
 
@@ -145,6 +148,14 @@ def _statements(final: str, lowered: str) -> list[str]:
     return [value for _, value in sorted(values)]
 
 
+def _drawn_twice(seen: str, outer: Box, final: list[Box]) -> bool:
+    """A box whose whole content is another box (``\\boxed{\\boxed{36}}``): one answer, framed twice."""
+    content = seen[outer[1] : outer[2]].strip()
+    return content.startswith("\\") and any(
+        inner is not outer and content == seen[inner[0] : inner[3]] for inner in final
+    )
+
+
 def _content(seen: str, box: Box) -> str:
     return seen[box[1] : box[2]].strip()
 
@@ -181,6 +192,7 @@ def commitment(seen: str, group: list[Box], scan) -> Committed | None:
     if (
         "box" not in before  # no other \\boxed or \\fbox
         and not may_state(before)
+        and before.isascii()  # a note to the grader in another language is read on the full path
         and not hinted(seen[first - CLAUSE_CHARS if first > CLAUSE_CHARS else 0 : first])
         and (closing or not may_state(after) and not hinted(after) and unit_after(after) is None)
     ):
@@ -196,6 +208,7 @@ def commitment(seen: str, group: list[Box], scan) -> Committed | None:
     final = group if single else sorted(tuple(position + start for position in box) for box in scan(tail))
     if len(final) > MAX_FINAL_BOXES:
         return None  # a list of candidates, not an answer
+    final = [outer for outer in final if not _drawn_twice(seen, outer, final)]
     for outer in final:
         if any(outer[1] <= inner[0] and inner[3] <= outer[2] for inner in final if inner is not outer):
             return None  # a box inside a box: which one is the answer?
@@ -221,6 +234,9 @@ def commitment(seen: str, group: list[Box], scan) -> Committed | None:
     for value in _statements(tail, lowered):
         if "\\boxed" not in value and "\\fbox" not in value:
             others.append(value.strip().strip("$").strip())
+    alternative = _ALTERNATIVE.match(seen, group[-1][3], group[-1][3] + CLAUSE_CHARS)
+    if alternative is not None:  # "$\\boxed{6}$ (or possibly 9 if ...)": another answer offered beside it
+        others.append(alternative.group(1).strip().strip("$").strip())
     others = tuple(dict.fromkeys(other for other in others if other and not _same_text(other, answer)))
     return group, others, _qualifiers(before, seen[group[-1][3] : group[-1][3] + CLAUSE_CHARS])
 
@@ -233,25 +249,3 @@ def _qualifiers(before: str, after: str) -> tuple[str, ...]:
     if unit is not None:
         found.append("unit:" + unit)
     return tuple(dict.fromkeys(found))
-
-
-def final_statement(seen: str) -> str | None:
-    """The answer of an unboxed final statement: a last line that is a bold value (``**12**``), or a
-    last sentence, closed by its full stop, that concludes ("so", "therefore", "in total", or a verb
-    of result: "is", "measures", "has") and names exactly one number without a doubt ("not", "if",
-    "or", "about"); None otherwise."""
-    tail = seen[-300:].rstrip()
-    bold = re.search(r"(?:^|\n)[ \t]*\*\*\s*\$?([-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)\$?\s*\*\*\.?\Z", tail)
-    if bold is not None:
-        return bold.group(1)
-    if not tail.endswith(".") or tail.endswith(".."):
-        return None
-    sentence = _SENTENCE_START.split(tail[:-1])[-1]
-    conclusion = _CONCLUDING_CLAUSE.search(sentence)
-    if conclusion is not None:  # "In fact $180 - 60 - 75 = 45$, so the angle is 45 degrees": its last clause
-        sentence = sentence[conclusion.start() :]
-    concludes = _CONCLUDING.search(sentence) or _CONCLUDING_VERB.search(sentence)
-    if "$" in sentence or not concludes or _DOUBTFUL.search(sentence):
-        return None
-    numbers = _NUMBER.findall(sentence)
-    return numbers[0] if len(numbers) == 1 else None

@@ -7,6 +7,8 @@
     for_verify("2\\frac{1}{3}")                                # "(2+\\frac{1}{3})": a mixed number's value
 
 `normalized` rewrites an answer, knowing its reference and problem, before any check:
+- characters read as digits (`benchmarks.grading.math_glyphs`: other scripts' and full-width digits,
+  superscripts, vulgar fractions) and a number in English words ("twelve", ``\\text{twelve}``);
 - typographic variants of one symbol (`typographic`): the Unicode minus, en and em dashes used as
   minus signs, ``\u00d7``, ``\u00b7``, ``\u00f7``, the root sign ``\u221a``; a number in ``\\text{}``;
   ``{a \\over b}`` is ``\\frac{a}{b}``; a degree written
@@ -30,6 +32,8 @@ function are radians (``\\cos 60^\\circ`` is 1/2, where math-verify reads cos(60
 """
 
 import re
+
+from benchmarks.grading.math_glyphs import ascii_forms, number_word
 
 _BOLD = re.compile(r"\\(?:mathbf|textbf|boldsymbol|bm|mathbb)\s*\{([^{}]*)\}")
 _SPACING = re.compile(r"\\[hv]space\*?\s*\{[^{}]*\}|\\m?kern\s*-?[\d.]+\s*[a-z]{2}|\\displaystyle|\\textstyle")
@@ -139,6 +143,7 @@ def typographic(text: str) -> str:
     """One spelling per symbol: Unicode minus and dashes, times, dots, the root sign, ``\\over``, a
     number in ``\\text{}``, degrees as ``^\\circ``."""
     if not text.isascii():
+        text = ascii_forms(text)  # digits of any script, full-width forms, superscripts, vulgar fractions
         text = _SYMBOL.sub(lambda m: _SYMBOLS[m.group()], text)
         text = _ROOT.sub(lambda m: "\\sqrt{" + m.group(1).strip("{}()") + "}", text)
     if "{" in text and ("text" in text or "rm" in text or "mbox" in text):
@@ -168,6 +173,9 @@ def _degrees(answer: str, reference: str) -> str:
 def normalized(answer: str, reference: str, problem: str | None = None) -> str:
     """`answer` rewritten as the module docstring says; unchanged when no rule applies."""
     text = _degrees(typographic(_CURRENCY.sub("", _unwrap(answer))), reference)
+    spelled = number_word(_TEXT.sub(r"\1", text)) if text[-1:].isalpha() or text.endswith("}") else None
+    if spelled is not None:  # "\\text{twelve}": a number in words
+        text = spelled
     listed = is_list(reference)
     if not listed:
         text = _join_thousands(text)

@@ -71,16 +71,23 @@ def test_imports_point_one_way():
     checking = {"benchmarks.grading.math_answer", "benchmarks.grading.math_form", "benchmarks.grading.math_nonanswer"}
     checking |= {"benchmarks.grading.math_normal", "benchmarks.grading.math_strict", "benchmarks.grading.math_values"}
     checking |= {"benchmarks.grading.math_asked", "benchmarks.grading.math_scope"}
-    assert project_imports("math_hidden.py") == set() and project_imports("math_form.py") == set()
-    assert project_imports("math_normal.py") == set() and project_imports("math_scope.py") == set()
+    assert project_imports("math_hidden.py") == {"benchmarks.grading.math_foreign"}
+    assert project_imports("math_form.py") == set() and project_imports("math_foreign.py") == set()
+    assert project_imports("math_normal.py") == {"benchmarks.grading.math_glyphs"}
+    assert project_imports("math_scope.py") == set() and project_imports("math_glyphs.py") == set()
+    assert project_imports("math_final.py") == {"benchmarks.grading.math_asked", "benchmarks.grading.math_glyphs"}
     assert project_imports("math_commit.py") == {
         "benchmarks.grading.math_asked",
+        "benchmarks.grading.math_final",
         "benchmarks.grading.math_hidden",
         "benchmarks.grading.math_scope",
     }
     assert project_imports("math_asked.py") == {"benchmarks.grading.math_equation_form"}
     assert project_imports("math_equation_form.py") == set()
     assert project_imports("math_answer.py") == {
+        "benchmarks.grading.math_asked",
+        "benchmarks.grading.math_final",
+        "benchmarks.grading.math_glyphs",
         "benchmarks.grading.math_hidden",
         "benchmarks.grading.math_commit",
         "benchmarks.grading.math_scope",

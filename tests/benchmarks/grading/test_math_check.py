@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from benchmarks.grading.math_answer import GROUP_CHARS, MAX_BOXES, answer_text, extract
+from benchmarks.grading.math_answer import GROUP_CHARS, MAX_BOXES, extract
 from benchmarks.grading.math_check import (
     ANSWER_CHARS,
     READ_CHARS,
@@ -15,6 +15,7 @@ from benchmarks.grading.math_check import (
     check_unbounded,
     last_boxed_content,
 )
+from benchmarks.grading.math_final import answer_text
 from benchmarks.grading.math_form import base_verdict, last_side, refusal
 
 

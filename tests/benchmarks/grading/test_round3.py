@@ -6,7 +6,7 @@ import pytest
 
 from benchmarks.grading.math_answer import extract
 from benchmarks.grading.math_asked import asked_refusal, form_refusal
-from benchmarks.grading.math_commit import final_statement
+from benchmarks.grading.math_final import final_statement
 from benchmarks.grading.math_grader import grade_math, grade_math_verdicts
 from benchmarks.grading.math_hidden import manipulates, visible
 from benchmarks.grading.math_normal import normalized, typographic

@@ -1,0 +1,208 @@
+"""Answers without a box: a text that is nothing but an answer, and the final statement a completion ends on.
+
+    answer_text("$x = 5$.")                                  # "x = 5": nothing but an answer
+    answer_text("5 cm")                                      # "5"
+    answer_text("not 42 but")                                # None: words in it
+    final_statement("... So it has 12 edges in total.")      # "12"
+    final_answer("... Each gets **24/2** stickers.")         # ("24/2", ()): the one bold value of the last line
+    final_answer("...\n\nThe ribbon is 250 mm long.")        # ("250", ("unit:mm",)): the unit travels with it
+    final_answer("... leaves\n\nx\u00b2 + 9")                      # ("x^{2} + 9", ()): a last line of its own
+
+`answer_text` says whether a short text is an answer and nothing else: a closed math span
+(``$...$``, ``\\(...\\)``, ``\\[...\\]``, with no other span inside) or plain text: a formula without
+words (``\\text{}`` aside), optionally followed by up to three unit words ("5 cm", "80 km/h"), or one
+single word ("Evelyn", "B"). An unclosed ``$`` or brace, words before the answer or a second line
+mean there is none. `unit_words` gives the unit words it dropped.
+
+`final_answer` reads the end of a completion without a box, as a careful reader does (`final_statement`
+alone for a text after a withdrawn box). In order, the first that applies:
+1. a last line whose one bold span is a value ("20 is **25%** of 80.", "Therefore there are **8**
+   such integers.", "**5.2 \u00d7 10\u207b\u2074**"), with no doubt in the rest of the line;
+2. a last line of its own paragraph that is nothing but an answer ("35", "d = 5\u221a2", "$(x, y) = (3, 2)$");
+3. a last sentence, closed by its full stop, that concludes ("so", "therefore", "in total", a verb of
+   result: "is", "measures", "has", "reduces to"; or a paragraph of its own) and names exactly one
+   value without a doubt ("not", "if", "or", "about"): one number, one math span, or else one number
+   in words ("So a cube has twelve edges."); a currency ``\\$`` is no math delimiter. With a relative
+   clause ("..., which reduces to \u00bd.") the last clause is read.
+Characters a reader reads as digits are read so first (`benchmarks.grading.math_glyphs.ascii_forms`).
+The unit word right after the value travels with it ("unit:mm"), for the grader to check against the
+question. Everything reads the last TAIL_CHARS characters, with regexes without nested quantifiers.
+"""
+
+import re
+
+from benchmarks.grading.math_asked import unit_after
+from benchmarks.grading.math_glyphs import ascii_forms, spelled_numbers
+
+ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer
+TAIL_CHARS = 300  # the end of a completion read for a final statement
+
+_MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_UNITS = re.compile(r"(?:\s+[A-Za-z]+(?:/[A-Za-z]+)?\.?){1,3}\Z")  # "5 cm", "20 square feet", "80 km/h"
+_WORD = re.compile(r"(?<!\\)(?<![A-Za-z])[A-Za-z]{2,}")  # a word, not a LaTeX command's name
+_TEXT_COMMAND = re.compile(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}")
+_SINGLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def _balanced(text: str) -> bool:
+    """Closed braces and math delimiters: what a cut-off answer usually lacks."""
+    depth = 0
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0 and len(_DOLLAR.findall(text)) % 2 == 0 and text.count("\\(") == text.count("\\)")
+
+
+def answer_text(text: str) -> str | None:
+    """The answer in `text` when `text` is nothing but an answer (module docstring), else None."""
+    text = text.strip().strip("*").strip().strip("\"'").strip()
+    if not text or len(text) > ANSWER_TEXT_CHARS or not _balanced(text):
+        return None
+    text = text.rstrip(".!").strip()
+    span = _MATH_SPAN.fullmatch(text)
+    if span:  # "$x = 5$": the span is the answer, unless it holds another span's delimiters
+        inner = next(group for group in span.groups() if group is not None).strip()
+        if _DOLLAR.search(inner) or "\\(" in inner or "\\[" in inner:
+            return None  # "$2x \\ge 6$, so $x \\ge 3$": two spans and words between them
+        return inner.rstrip(".").strip() or None
+    if "$" in text.replace("\\$", "") or "\n" in text:  # maths and prose mixed, or two lines
+        return None
+    if _SINGLE_WORD.fullmatch(text):  # "Evelyn", "B", "yes"
+        return text
+    formula = _UNITS.sub("", text) if re.search(r"\d", text) else text  # "5 cm" -> "5"
+    words = _WORD.search(_TEXT_COMMAND.sub("", formula))  # "5 \text{ cm}" has no words of its own
+    if not formula or words or not re.search(r"[\dA-Za-z]", formula):
+        return None  # words in it ("not 42 but"), or nothing to grade
+    return formula.strip()
+
+
+def unit_words(text: str) -> str:
+    """The unit words at the end of an answer text that `answer_text` drops ("" when none)."""
+    text = text.strip().strip("*").strip().rstrip(".!").strip()
+    found = _UNITS.search(text) if re.search(r"\d", text) and "$" not in text else None
+    return "" if found is None else found.group()
+
+
+def _with_unit(answer: str, after: str) -> tuple[str, tuple[str, ...]]:
+    """The answer and, when the text right after it starts with a unit word, that unit as a qualifier."""
+    unit = unit_after(after)
+    return answer, (() if unit is None else ("unit:" + unit,))
+
+
+_BOLD = re.compile(r"\*\*([^*\n]{1,120})\*\*")
+_LINE_MARKUP = re.compile(r"^[#>\s]+")
+_NOT_A_CONCLUSION = re.compile(r"\b(?:check|verif|note|hint|step|case|if|suppose|assume|let|try|test|guess)", re.I)
+_DOUBTFUL = re.compile(
+    r"\b(?:not|never|no|if|maybe|probably|perhaps|or|either|about|approximately|could|might)\b|n't\b|\?", re.I
+)
+_SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
+# The clause a sentence concludes in: after ", so" / ", therefore", or a relative clause of result.
+_CONCLUDING_CLAUSE = re.compile(
+    r",\s*(?:so|therefore|thus|hence|which (?:reduces|simplifies|comes|works out|equals|gives|is)|giving)\b"
+    r"(?!.*,\s*(?:so|therefore|thus|hence|which|giving)\b)",
+    re.I,
+)
+_CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
+_CONCLUDING_VERB = re.compile(  # a verb of result: being, having, measuring, costing, a change by an amount
+    r"\b(?:is|are|was|were|measures?|has|have|equals?|totals?|comes to|makes|costs?|weighs?|takes?|took|needs?"
+    r"|contains?|holds?|remains?|yields?|reaches|reached|becomes|became|rose|fell|grew|[a-z]+ed by|will (?:be|take|cost"
+    r"|need|have)|(?:reduces|simplifies|works out|comes out) to)\b",
+    re.I,
+)
+_NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}])")
+_GROUPED = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.])")  # "16,384": one number
+_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$")
+_FRACTION = re.compile(r"(?<![\w.^_{\\])(?:\d+\s*)?\\frac\{\d+\}\{\d+\}")  # a vulgar fraction read (`math_glyphs`)
+
+
+def _values(sentence: str) -> list[tuple[str, int]]:
+    """(value, where it ends) of each number, fraction and math span of a sentence, in order."""
+    spans = [((m.group(1) or m.group(2)).strip(), m.end()) for m in _SPAN.finditer(sentence)]
+    prose = _SPAN.sub(lambda m: " " * len(m.group()), sentence)
+    grouped = [(m.group().replace(",", ""), m.end()) for m in _GROUPED.finditer(prose)]
+    prose = _GROUPED.sub(lambda m: " " * len(m.group()), prose)
+    fractions = [(m.group(), m.end()) for m in _FRACTION.finditer(prose)]
+    prose = _FRACTION.sub(lambda m: " " * len(m.group()), prose)
+    numbers = [(m.group(), m.end()) for m in _NUMBER.finditer(prose)]
+    return sorted(spans + grouped + fractions + numbers, key=lambda found: found[1])
+
+
+def final_statement(seen: str) -> str | None:
+    """The answer of an unboxed final statement (module docstring, rules 1 and 3), without its unit."""
+    found = _final(ascii_forms(seen[-TAIL_CHARS:].rstrip()), own_paragraph=False)
+    return None if found is None else found[0]
+
+
+def final_answer(seen: str) -> tuple[str, tuple[str, ...]] | None:
+    """(answer, qualifiers) of the completion's unboxed ending (module docstring), or None."""
+    return _final(ascii_forms(seen[-TAIL_CHARS:].rstrip()), own_paragraph=True)
+
+
+def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None:
+    line_start = tail.rfind("\n") + 1
+    line = _LINE_MARKUP.sub("", tail[line_start:])
+    alone = own_paragraph and tail[:line_start].rstrip(" \t").endswith("\n\n")
+    if "**" in line and not _NOT_A_CONCLUSION.match(line):  # 1: the bold value of the last line
+        bold = _BOLD.findall(line)
+        if len(bold) == 1:
+            answer = answer_text(bold[0])
+            rest = _BOLD.sub(" ", line)
+            if answer is not None and re.search(r"\d", answer) and not _DOUBTFUL.search(rest):
+                unit = unit_words(bold[0])
+                return _with_unit(answer, unit or line[line.index("**" + bold[0]) + len(bold[0]) + 4 :])
+    if alone and not line.rstrip().endswith(":"):  # 2: a last line of its own paragraph
+        answer = answer_text(line.strip().strip("*"))
+        if answer is not None and re.search(r"[\d\\]", answer) and not _NOT_A_CONCLUSION.match(line):
+            return _with_unit(answer, unit_words(line))
+    if not tail.endswith(".") or tail.endswith(".."):
+        return None
+    sentence = _SENTENCE_START.split(tail[:-1])[-1].replace("\\$", "")
+    conclusion = _CONCLUDING_CLAUSE.search(sentence)
+    if conclusion is not None:  # "In fact $180 - 60 - 75 = 45$, so the angle is 45 degrees": its last clause
+        sentence = sentence[conclusion.start() :]
+    alone = alone and "\n" not in tail[line_start:] and sentence == line.rstrip(".").replace("\\$", "")
+    if not (alone or _CONCLUDING.search(sentence) or _CONCLUDING_VERB.search(sentence)):
+        return None
+    if _DOUBTFUL.search(_SPAN.sub(" ", sentence)) or sentence.count("$") % 2:
+        return None
+    values = _values(sentence)
+    if len(values) == 1:
+        value, end = values[0]
+        return _with_unit(value, sentence[end:])
+    if values:
+        return None
+    words = spelled_numbers(sentence)
+    return (words[0], ()) if len(words) == 1 else None
+
+
+# A sign of conclusion before the last line's value: therefore, an arrow or an implication.
+_CONCLUDES = re.compile(
+    r"\u2234|\u21d2|\u2192|\u27f9|\u27f6|\u21a6|=>|->|\\(?:therefore|Rightarrow|implies|Longrightarrow|longrightarrow"
+    r"|rightarrow|to)(?![A-Za-z])"
+)
+# A short label and a colon before it ("In interval notation:", "Result:"), not a step of the work.
+_LABEL = re.compile(r"[A-Za-z][A-Za-z ]{0,40}:(?!\S)")
+_MARKUP = re.compile(r"^[#>*\s]+|[*\s]+$")
+_LATEX_SPACE = re.compile(r"^\s*(?:\\[,;:! ]|\\quad|\\qquad|~|\s)*")
+
+
+def concluding_line(seen: str) -> str | None:
+    """A last line that concludes on one value: a sign of conclusion ("\u2234 $f(5) = 6$", "Answer
+    $\\Rightarrow 24$") or a short label with a colon ("In interval notation: (-\u221e, 3]") before a
+    value that is nothing but an answer (`answer_text`)."""
+    line = _MARKUP.sub("", seen.rstrip()[-ANSWER_TEXT_CHARS:].rsplit("\n", 1)[-1])
+    if not line:
+        return None
+    signs = list(_CONCLUDES.finditer(line))
+    if signs:
+        value = _LATEX_SPACE.sub("", line[signs[-1].end() :])
+        if "$" in line[: signs[-1].start()] and value.count("$") % 2:  # the sign inside a math span
+            value = "$" + value
+    else:
+        label = _LABEL.match(line)
+        if label is None or _NOT_A_CONCLUSION.search(label.group()):
+            return None
+        value = line[label.end() :]
+    return answer_text(value)
