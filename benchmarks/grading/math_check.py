@@ -107,7 +107,7 @@ _MIN_TIMER_S = 0.01  # less budget than this left after extraction: do not start
 # of a four-digit number: their value is never evaluated (as
 # PRM800K's grader guards sympy with `should_allow_eval`); it could take sympy minutes.
 _TOO_LARGE = re.compile(r"\d\s*\^\s*\{?\s*\d{4,}|\^\s*\{[^{}]*\^|\\[dt]?binom\s*\{[^{}]*(?:\^|\d{5})|\d{4,}\s*!")
-_INTEGER = re.compile(r"[+-]?\d+(?:\.0*)?")  # linear: no nested quantifiers
+_INTEGER = re.compile(r"[+-]?\d+(?:\.0*)?", re.ASCII)  # linear; ASCII digits only (others: `math_glyphs`)
 
 # math-verify warns on every timeout and once about the timeout we switch off on purpose.
 for _name in ("math_verify", "latex2sympy2_extended"):

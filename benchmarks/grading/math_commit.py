@@ -74,8 +74,13 @@ _CONCLUDING_VERB = re.compile(  # a verb of result: being, having, measuring, co
 )
 # A negated box replaced right after it: "The answer is not $\\boxed{-3}$; it is $3$."
 _REPLACED_BY = re.compile(r"\$?\s*[;,.]?\s*(?:but |rather |instead )?(?:it(?:'s| is)|the answer is)\s*" + _VALUE, re.I)
-# An alternative offered right after the answer's box: "(or possibly 9 if ...)", ", or 72".
-_ALTERNATIVE = re.compile(r"[\s$]*[(,;]?\s*(?:or|alternatively)\s+(?:[A-Za-z]+\s+){0,2}" + _VALUE, re.IGNORECASE)
+# An alternative offered right after the answer's box, in its clause: "(or possibly 9 if ...)", ", or 72",
+# "(possibly 11 ...)", "— though 9 is also plausible".
+_ALTERNATIVE = re.compile(
+    r"[\s$]*[(,;—–-]*\s*(?:or|alternatively|possibly|perhaps|maybe|though|although|otherwise)\s+"
+    r"(?:[A-Za-z]+\s+){0,2}" + _VALUE,
+    re.IGNORECASE,
+)
 _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
 
 

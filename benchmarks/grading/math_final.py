@@ -33,6 +33,7 @@ import re
 
 from benchmarks.grading.math_asked import unit_after
 from benchmarks.grading.math_glyphs import ascii_forms, spelled_numbers
+from benchmarks.grading.math_scope import qualifier_after, qualifier_before
 
 ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer
 TAIL_CHARS = 300  # the end of a completion read for a final statement
@@ -85,10 +86,14 @@ def unit_words(text: str) -> str:
     return "" if found is None else found.group()
 
 
-def _with_unit(answer: str, after: str) -> tuple[str, tuple[str, ...]]:
-    """The answer and, when the text right after it starts with a unit word, that unit as a qualifier."""
+def _with_unit(answer: str, after: str, before: str = "") -> tuple[str, tuple[str, ...]]:
+    """The answer with what the words around it make of it (as `benchmarks.grading.math_commit` reads
+    them around a box): a bound or an estimate in its clause, the unit word right after it."""
+    found = [kind for kind in (qualifier_before(before), qualifier_after(after)) if kind is not None]
     unit = unit_after(after)
-    return answer, (() if unit is None else ("unit:" + unit,))
+    if unit is not None:
+        found.append("unit:" + unit)
+    return answer, tuple(dict.fromkeys(found))
 
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,120})\*\*")
@@ -117,15 +122,15 @@ _SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$")
 _FRACTION = re.compile(r"(?<![\w.^_{\\])(?:\d+\s*)?\\frac\{\d+\}\{\d+\}")  # a vulgar fraction read (`math_glyphs`)
 
 
-def _values(sentence: str) -> list[tuple[str, int]]:
-    """(value, where it ends) of each number, fraction and math span of a sentence, in order."""
-    spans = [((m.group(1) or m.group(2)).strip(), m.end()) for m in _SPAN.finditer(sentence)]
+def _values(sentence: str) -> list[tuple[str, int, int]]:
+    """(value, start, end) of each number, fraction and math span of a sentence, in order."""
+    spans = [((m.group(1) or m.group(2)).strip(), m.start(), m.end()) for m in _SPAN.finditer(sentence)]
     prose = _SPAN.sub(lambda m: " " * len(m.group()), sentence)
-    grouped = [(m.group().replace(",", ""), m.end()) for m in _GROUPED.finditer(prose)]
+    grouped = [(m.group().replace(",", ""), m.start(), m.end()) for m in _GROUPED.finditer(prose)]
     prose = _GROUPED.sub(lambda m: " " * len(m.group()), prose)
-    fractions = [(m.group(), m.end()) for m in _FRACTION.finditer(prose)]
+    fractions = [(m.group(), m.start(), m.end()) for m in _FRACTION.finditer(prose)]
     prose = _FRACTION.sub(lambda m: " " * len(m.group()), prose)
-    numbers = [(m.group(), m.end()) for m in _NUMBER.finditer(prose)]
+    numbers = [(m.group(), m.start(), m.end()) for m in _NUMBER.finditer(prose)]
     return sorted(spans + grouped + fractions + numbers, key=lambda found: found[1])
 
 
@@ -150,8 +155,8 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
             answer = answer_text(bold[0])
             rest = _BOLD.sub(" ", line)
             if answer is not None and re.search(r"\d", answer) and not _DOUBTFUL.search(rest):
-                unit = unit_words(bold[0])
-                return _with_unit(answer, unit or line[line.index("**" + bold[0]) + len(bold[0]) + 4 :])
+                at = line.index("**" + bold[0])
+                return _with_unit(answer, unit_words(bold[0]) or line[at + len(bold[0]) + 4 :], line[:at])
     if alone and not line.rstrip().endswith(":"):  # 2: a last line of its own paragraph
         answer = answer_text(line.strip().strip("*"))
         if answer is not None and re.search(r"[\d\\]", answer) and not _NOT_A_CONCLUSION.match(line):
@@ -169,12 +174,12 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
         return None
     values = _values(sentence)
     if len(values) == 1:
-        value, end = values[0]
-        return _with_unit(value, sentence[end:])
+        value, start, end = values[0]
+        return _with_unit(value, sentence[end:], sentence[:start])
     if values:
         return None
     words = spelled_numbers(sentence)
-    return (words[0], ()) if len(words) == 1 else None
+    return _with_unit(words[0][0], sentence[words[0][2] :], sentence[: words[0][1]]) if len(words) == 1 else None
 
 
 # A sign of conclusion before the last line's value: therefore, an arrow or an implication.

@@ -5,7 +5,7 @@
     ascii_forms("5.2 \u00d7 10\u207b\u2074")             # "5.2 \u00d7 10^{-4}"
     ascii_forms("reduces to \u00bd")                # "reduces to \\frac{1}{2}": a vulgar fraction
     number_word("twenty-one")                  # "21"
-    spelled_numbers("So a cube has twelve edges.")   # ["12"]
+    spelled_numbers("So a cube has twelve edges.")   # [("12", 14, 20)]
 
 `ascii_forms` rewrites, in text or in an answer:
 - a decimal digit of any script (Unicode category Nd: full-width, Arabic-Indic, Devanagari,
@@ -21,7 +21,8 @@ Everything else (the Unicode minus, times and root signs, which `math_normal.typ
 an answer) is left as it is. ASCII text is returned at once (one C-level check).
 
 `number_word` reads a number written in English words, zero to 999 ("twelve", "forty-two", "one
-hundred and five"); `spelled_numbers` finds each such number in a sentence, longest first.
+hundred and five"); `spelled_numbers` finds each such number in a sentence (the longest reading
+at each place: "twenty-one" is 21, not 20 and 1).
 """
 
 import re
@@ -102,7 +103,7 @@ def number_word(text: str) -> str | None:
     return str(total + sum(_VALUES[word] for word in words))
 
 
-def spelled_numbers(sentence: str) -> list[str]:
-    """The numbers written in words in `sentence`, as digits, in order ("a" alone is no number)."""
-    found = [number_word(match.group()) for match in _SPELLED.finditer(sentence)]
-    return [value for value in found if value is not None]
+def spelled_numbers(sentence: str) -> list[tuple[str, int, int]]:
+    """(digits, start, end) of each number written in words in `sentence`, in order."""
+    found = [(number_word(match.group()), match.start(), match.end()) for match in _SPELLED.finditer(sentence)]
+    return [(value, start, end) for value, start, end in found if value is not None]

@@ -75,7 +75,11 @@ def test_imports_point_one_way():
     assert project_imports("math_form.py") == set() and project_imports("math_foreign.py") == set()
     assert project_imports("math_normal.py") == {"benchmarks.grading.math_glyphs"}
     assert project_imports("math_scope.py") == set() and project_imports("math_glyphs.py") == set()
-    assert project_imports("math_final.py") == {"benchmarks.grading.math_asked", "benchmarks.grading.math_glyphs"}
+    assert project_imports("math_final.py") == {
+        "benchmarks.grading.math_asked",
+        "benchmarks.grading.math_glyphs",
+        "benchmarks.grading.math_scope",
+    }
     assert project_imports("math_commit.py") == {
         "benchmarks.grading.math_asked",
         "benchmarks.grading.math_final",
