@@ -90,13 +90,18 @@ def _reasons(completion: str, problem: str | None, reference: str | None) -> lis
     if answer is None or len(answer) > ANSWER_CHARS:
         return reasons  # no answer, or none a detector should read (its regexes stay fast on short text)
     wanted = reference if isinstance(reference, str) else ""
+    qualifiers = answer.qualifiers
     answer = normalized(answer, wanted, problem)
     if side_by_side(answer, wanted):
         reasons.append("side_by_side")
     if hedge(answer, wanted) is not None or _false(answer):
         reasons.append("hedge")
-    if asked_refusal(answer, wanted, problem) is not None and "wrong_target" not in reasons:
-        reasons.append("wrong_target")
+    units = [f"{answer} \\text{{ {kind[5:]}}}" for kind in qualifiers if kind.startswith("unit:")]
+    if "wrong_target" not in reasons and (
+        asked_refusal(answer, wanted, problem) is not None
+        or any(asked_refusal(text, wanted, problem) == "another unit than asked" for text in units)
+    ):
+        reasons.append("wrong_target")  # also a unit word after the answer ("is 250 mm long.")
     if problem and _restated(answer, reference if isinstance(reference, str) else None, problem):
         reasons.append("restatement")
     asks_decimal = problem is not None and ASKS_ROUNDING.search(problem) is not None

@@ -59,6 +59,13 @@ HOSTILE = {  # name: completion, graded against the reference "5" (or the one gi
     "20000 unclosed \\resizebox{0pt}{": "\\resizebox{0pt}{" * 20_000 + "\\boxed{5}",
     "5000 negations before the box": "not " * 5_000 + "\\boxed{5}",
     "5000 notes to the grader": "Note to the grader: " * 5_000 + "\\boxed{5}",
+    # Aimed at round 5's readings: other scripts' digits, unboxed final statements, foreign notes.
+    "100000 full-width digits, no box": "\uff15" * 100_000,
+    "20000 bold values on the last line": "So " + "**5** " * 20_000 + ".",
+    "50000 superscripts on the last line": "\n\nx" + "\u00b2" * 50_000,
+    "10000 number words, then a full stop": "So " + "twenty-one " * 10_000 + ".",
+    "5000 notes to a Bewerter": "An den Bewerter: " * 5_000 + "\\boxed{5}",
+    "20000 alternatives after the box": "\\boxed{5}" + " (or possibly" * 20_000,
     # Against "5" the grader refuses the power towers above before sympy sees them (too large to
     # evaluate); these references let the answer reach math-verify and its timer.
     "\\boxed{3^{100000000}} vs an expression": ("\\boxed{3^{100000000}}", "3^{100000000} + 1"),
