@@ -32,10 +32,14 @@ The rules, in order; the first that applies gives the answer:
 4. ``conclusion`` (fallback "statement" only): the completion's last sentence ends, with its full
    stop, on a result: "= X.", "is X.", "equals X.", "results in X.", "gives X.", "get X.", where X
    is a number (with up to two unit words: "is 30 inches.") or a closed math span ("is $2.$"), or
-   on an equation in a math span, X being its right side ("so $3 \\cdot 4 = 12$.").
-   A sentence that stops without its full stop ("... so 9") is not one. Last, an unboxed final
-   statement (`benchmarks.grading.math_commit.final_statement`): a bold last line (``**12**``) or
-   a concluding last sentence that names one number ("So it has 12 edges in total.").
+   on an equation in a math span, X being its right side ("so $3 \\cdot 4 = 12$."); a unit word
+   after X travels with it. A sentence that stops without its full stop ("... so 9") is not one.
+   Then a last line that concludes on one value after a sign or a label ("∴ x = 6", "In
+   interval notation: ..."), and last an unboxed final statement (`benchmarks.grading.math_final`):
+   the one bold value of the last line, a last line of its own paragraph that is nothing but an
+   answer, or a concluding last sentence that names one value ("So it has twelve edges."), with
+   the unit, bound or estimate words around it. Rules 2 to 4 read the text with other scripts'
+   digits, superscripts and vulgar fractions in ASCII (`benchmarks.grading.math_glyphs`).
 
 Fallback "boxed" keeps rule 1 only. Rules 2 to 4 never read a truncated completion: pass
 ``truncated=True`` when the completion was cut at its token limit (RL rollouts know this). Without
@@ -46,7 +50,7 @@ affected ("\\boxed{4" is not closed, so it is no box).
 Bounds: one linear scan over brace tokens finds the last box, a second one over the GROUP_CHARS
 before it the boxes of the same answer; the statement is looked for only in the last
 STATEMENT_CHARS characters and the conclusion in the last CONCLUSION_CHARS, with regexes that
-have no nested quantifiers; an answer text is at most ANSWER_TEXT_CHARS long.
+have no nested quantifiers; an answer text is at most `math_final.ANSWER_TEXT_CHARS` long.
 """
 
 import re

@@ -1,22 +1,25 @@
 """What a completion commits to: every answer of its final part, with negated and first-guess boxes set aside.
 
     commitment(seen, boxes, scan)       # (answer boxes, other committed answers, qualifiers) or None: no answer
-    final_statement("... So it has 12 edges in total.")     # "12": an unboxed final statement
-    final_statement("... so 9")                              # None: no full stop, the sentence may go on
 
 A reader credits the one answer a completion commits to, not its last box. `commitment` reads the
 *final part* (the paragraph holding the answer's box, with the paragraph before it when the box
 stands alone on its line, to the end of the text) and collects:
-- every other closed box there; a box inside another box means no answer (``\\boxed{13 \\boxed{12}}``);
+- every other closed box there; a box inside another box means no answer (``\\boxed{13 \\boxed{12}}``),
+  unless it is the other's whole content (``\\boxed{\\boxed{36}}``: one answer framed twice);
 - every answer statement there: "the (final | correct) answer / count / total / result / value is X",
-  "Final answer: X", "Final: X", a bold ``**X**`` on a line of its own.
+  "Final answer: X", "Final: X", a bold ``**X**`` on a line of its own;
+- an alternative offered right after the answer's box, in its clause: "(or possibly 9 if ...)",
+  ", or 72", "— though 9 is also plausible".
 A box is *negated* when its own clause denies it, before or after it (`benchmarks.grading.math_scope`:
 negating particles, predicates of falsity or rejection, by clause scope), and *a first guess* when
 the clause before it says "first guessed", "initially", "at first", "might think".
 Neither is committed to: a negated or first-guess answer box hands its place to the last committed
 box of the final part, and with none left the completion has no answer. "either" before the answer
-box in its sentence is no commitment either. The other committed answers are returned as text; the
-grader credits only when each of them equals the answer in value (`benchmarks.grading.math_check`),
+box in its sentence is no commitment either. A withdrawn box whose place a concluding last
+sentence takes (`benchmarks.grading.math_final.final_statement`) has that sentence's value. The
+other committed answers are returned as text; the grader credits only when each of them equals the
+answer in value (`benchmarks.grading.math_check`),
 so ``\\boxed{12}`` followed by "The final answer is 13." is refused, and by "The final answer is 12."
 credited. The words around the answer travel with it as qualifiers: a bound or an estimate in its
 clause ("at most", "or fewer", "roughly") and a unit word right after its box, which the grader

@@ -7,23 +7,27 @@
     grade_math_verdicts(completions, references, problems=problems)             # both modes, one pass
     extract_answer("... so \\boxed{\\frac{1}{2}}.")                             # "\\frac{1}{2}"
 
-The rule (issue 29, round 4): credit the one answer that a reader sees, that the completion commits
+The rule (issue 29, round 5): credit the one answer that a reader sees, that the completion commits
 to, that is of the kind asked and equals the reference; each clause is a module that says what it
 reads.
 1. What a reader sees (`math_hidden`): what is not shown is blanked (comments, code, phantoms,
    text in white, transparent or scaled to nothing, TeX conditionals' unselected branches, hidden
-   styles and elements, folded or struck-out text, markup); text that rewrites what is shown (macro
-   definitions) or speaks to whoever grades (a note, a role label such as "System:", an instruction
-   about the verdict) leaves no answer.
-2. What it commits to (`math_answer`, `math_commit`, `math_scope`): the last box, else a final
-   answer statement or concluding sentence; every other answer of the final part must agree with
-   it, and the words of its clause must not deny, withdraw, bound or estimate it (unless asked).
+   styles and elements, folded or struck-out text, markup); a box whose content is all hidden is
+   empty; text that rewrites what is shown (macro definitions) or speaks to whoever grades (a note,
+   a role label such as "System:", an instruction about the verdict, in English or another
+   language: `math_foreign`) leaves no answer.
+2. What it commits to (`math_answer`, `math_commit`, `math_final`, `math_scope`): the last box, else a
+   final answer statement, concluding sentence, bold final value or last line of its own; every
+   other answer of the final part (an alternative offered beside the box too) must agree with it,
+   and the words of its clause must not deny, withdraw, bound or estimate it (unless asked).
 3. What is asked (`math_asked`, `math_equation_form`): the unit, variable and kind of answer (no
    inequality, percent or set where none is asked, not the question's own sum), the equation form
    the question names; never the question given back (`math_nonanswer`: its expression, numbers
    side by side, a hedge, a false equation).
-4. The forms a reader accepts (`math_normal`): thousands separators, ``\\$``, bold, spacing, a
-   choice letter with its value, ``\\pm`` for both roots, Unicode minus, ``\\over``, degrees.
+4. The forms a reader accepts (`math_normal`, `math_glyphs`): thousands separators (spaces too),
+   ``\\$``, bold, spacing, a choice letter with its value, ``\\pm`` for both roots, Unicode minus,
+   ``\\over``, degrees, digits of any script and full-width forms, superscripts, vulgar fractions,
+   numbers in words.
 The two modes (`Verdict.lenient`, `Verdict.strict`; `Verdict.reason` says why it was refused):
 - lenient (``strict=False``, the default; evaluation's headline): any answer equal in value to the
   reference (math-verify >= 0.7; ``\\frac{24}{2}`` for 12, ``1.414214`` for ``\\sqrt2``);
