@@ -19,9 +19,10 @@ The rules, in order; the first that applies gives the answer:
    part travel with it (`Extracted.others`, each to equal it in value), and a negated, nested or
    either/or box is no answer. A box taken back after it leaves only a final answer statement.
 2. ``statement`` (fallback "statement" only): no box, and the completion ends with an answer
-   statement: "answer" or "final answer" followed by "is", ":" or "=" (so "The final answer is X",
-   "Answer: X", "**Final Answer:** X"), then the answer, then nothing but closing punctuation (and
-   a closing "I hope it is correct." / "I hope this helps!"). The answer is a closed math span
+   statement: "answer" or "final answer" followed by "is", ":", "=", a dash or the end of its line (so
+   "The final answer is X", "Answer: X", "**Final Answer:** X", "### Answer" and X below), then the
+   answer, then nothing but closing punctuation (and a closing "I hope it is correct." / "I hope
+   this helps!"). The answer is a closed math span
    (``$...$``, ``\\(...\\)``, ``\\[...\\]``) or plain text: a formula without words (``\\text{}`` aside),
    optionally followed by up to three unit words ("5 cm", "\\$32,348"), or one single word ("Evelyn",
    "B"). An unclosed ``$`` or brace, words before the answer ("the answer is not 42 but") or a
@@ -84,7 +85,10 @@ _BRACE_TOKEN = re.compile(r"\{|\}|\\(?:boxed|fbox)\s*\{")  # literal first chara
 _BRACE = re.compile(r"[{}]")
 # What may lie between the boxes of one answer split over several.
 _BOX_SEPARATOR = re.compile(r"(?:[\s,;$&]|\\quad|\\qquad|\\[,;: ]|\\text\{\s*(?:and|or|,)?\s*\}|and|or)*")
-_STATEMENT = re.compile(r"(?:\bthe\s+)?(?:final\s+answer|\banswer)(?:\s|\*)*(?:is\b|:|=)(?:\s|\*|:)*", re.IGNORECASE)
+_STATEMENT = re.compile(  # "The final answer is", "Answer:", "Answer —", "**Final Answer**" ending its line
+    r"(?:\bthe\s+)?(?:final\s+answer|\banswer)(?:\s|\*)*(?:is\b|:|=|—|–|(?=\n))(?:\s|\*|:|#)*",
+    re.IGNORECASE,
+)
 _CLOSING = re.compile(r"(?:[\s.!*]|I hope (?:it is correct|this helps|it helps)[.!]?)*\Z")  # may follow the answer
 # Rule 4: a result verb, then a number (and unit words) with its full stop, or a closed math span.
 _CONCLUSION = re.compile(

@@ -10,9 +10,10 @@
 
 `answer_text` says whether a short text is an answer and nothing else: a closed math span
 (``$...$``, ``\\(...\\)``, ``\\[...\\]``, with no other span inside) or plain text: a formula without
-words (``\\text{}`` aside), optionally followed by up to three unit words ("5 cm", "80 km/h"), or one
-single word ("Evelyn", "B"). An unclosed ``$`` or brace, words before the answer or a second line
-mean there is none. `unit_words` gives the unit words it dropped.
+words (``\\text{}`` aside), optionally followed by up to three unit words ("5 cm", "80 km/h"), one
+single word ("Evelyn", "B"), or an amount of money after a bare dollar sign ("$2.50"). An unclosed
+``$`` or brace, words before the answer or a second line mean there is none. `unit_words` gives
+the unit words it dropped.
 
 `final_answer` reads the end of a completion without a box, as a careful reader does (`final_statement`
 alone for a text after a withdrawn box). In order, the first that applies:
@@ -44,6 +45,7 @@ _WORD = re.compile(r"(?<!\\)(?<![A-Za-z])[A-Za-z]{2,}")  # a word, not a LaTeX c
 _TEXT_COMMAND = re.compile(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}")
 _SINGLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DOLLAR = re.compile(r"(?<!\\)\$")
+_MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s+[A-Za-z]+){0,2}")
 
 
 def _balanced(text: str) -> bool:
@@ -59,9 +61,14 @@ def _balanced(text: str) -> bool:
 def answer_text(text: str) -> str | None:
     """The answer in `text` when `text` is nothing but an answer (module docstring), else None."""
     text = text.strip().strip("*").strip().strip("\"'").strip()
-    if not text or len(text) > ANSWER_TEXT_CHARS or not _balanced(text):
+    if not text or len(text) > ANSWER_TEXT_CHARS:
         return None
     text = text.rstrip(".!").strip()
+    money = _MONEY.fullmatch(text)
+    if money is not None:  # "$2.50": a dollar sign before a number and nothing else is currency, not maths
+        return money.group(1).replace(",", "")
+    if not _balanced(text):
+        return None
     span = _MATH_SPAN.fullmatch(text)
     if span:  # "$x = 5$": the span is the answer, unless it holds another span's delimiters
         inner = next(group for group in span.groups() if group is not None).strip()

@@ -16,7 +16,8 @@
   subscripts as a subscript (``x\u2081`` is ``x_{1}``);
 - a vulgar fraction glyph (``\u00bd``, ``\u2154``, ``\u215e``) as ``\\frac{a}{b}``: after a digit it is a mixed
   number (``2\u00bd`` is ``2\\frac{1}{2}``, which `benchmarks.grading.math_normal` reads as 2 + 1/2);
-- the fraction slash ``\u2044`` and the division slash ``\u2215`` as ``/``.
+- the fraction slash ``\u2044`` and the division slash ``\u2215`` as ``/``; the ordinal sign ``\u00ba`` and the
+  ring ``\u02da`` after a digit as the degree sign.
 Everything else (the Unicode minus, times and root signs, which `math_normal.typographic` reads in
 an answer) is left as it is. ASCII text is returned at once (one C-level check).
 
@@ -56,11 +57,14 @@ _VULGAR |= {"\u2159": (1, 6), "\u215a": (5, 6), "\u215b": (1, 8), "\u215c": (3, 
 _VULGAR_GLYPH = re.compile("[" + "".join(_VULGAR) + "]")
 
 
+_ORDINAL_DEGREE = re.compile("(?<=\\d)[\u00ba\u02da]")  # "45\u00ba", "45\u02da": a degree sign mistyped
+
+
 def ascii_forms(text: str) -> str:
     """`text` with the characters of the module docstring in their ASCII (or LaTeX) forms."""
     if text.isascii():
         return text
-    text = text.translate(_TABLE)
+    text = _ORDINAL_DEGREE.sub("\u00b0", text.translate(_TABLE))
     if _SUPERSCRIPT_RUN.search(text):
         text = _SUPERSCRIPT_RUN.sub(lambda m: "^{" + "".join(_SUPERSCRIPTS[c] for c in m.group()) + "}", text)
     if _SUBSCRIPT_RUN.search(text):
@@ -89,6 +93,28 @@ _SPELLED = re.compile(
 )
 
 
+_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6}
+_DENOMINATORS |= {"seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+# A fraction in words: "one half", "a third", "two thirds", "three quarters" (the numerator below 100).
+_FRACTION_WORDS = re.compile(
+    r"\b(a|an|"
+    + _BELOW_100
+    + r")[\s-]+(halves|half|(?:third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth)s?)\b",
+    re.IGNORECASE,
+)
+
+
+def fraction_word(text: str) -> str | None:
+    """``\\frac{a}{b}`` for a fraction written in words ("two thirds"), else None."""
+    found = _FRACTION_WORDS.fullmatch(text.strip())
+    if found is None:
+        return None
+    numerator = "1" if found.group(1).lower() in ("a", "an") else number_word(found.group(1))
+    word = found.group(2).lower()
+    denominator = _DENOMINATORS[word if word in _DENOMINATORS else word.removesuffix("s")]
+    return None if numerator is None else f"\\frac{{{numerator}}}{{{denominator}}}"
+
+
 def number_word(text: str) -> str | None:
     """The digits of a number written in words (module docstring), else None."""
     text = text.strip()
@@ -104,6 +130,10 @@ def number_word(text: str) -> str | None:
 
 
 def spelled_numbers(sentence: str) -> list[tuple[str, int, int]]:
-    """(digits, start, end) of each number written in words in `sentence`, in order."""
+    """(value, start, end) of each number written in words in `sentence`, in order: a fraction in words
+    as ``\\frac{a}{b}`` ("two thirds"), any other number as digits."""
+    fractions = [(fraction_word(m.group()), m.start(), m.end()) for m in _FRACTION_WORDS.finditer(sentence)]
+    covered = [(start, end) for _, start, end in fractions]
     found = [(number_word(match.group()), match.start(), match.end()) for match in _SPELLED.finditer(sentence)]
-    return [(value, start, end) for value, start, end in found if value is not None]
+    found = [item for item in found if not any(start <= item[1] < end for start, end in covered)]
+    return sorted((item for item in fractions + found if item[0] is not None), key=lambda item: item[1])

@@ -8,7 +8,8 @@
 
 `normalized` rewrites an answer, knowing its reference and problem, before any check:
 - characters read as digits (`benchmarks.grading.math_glyphs`: other scripts' and full-width digits,
-  superscripts, vulgar fractions) and a number in English words ("twelve", ``\\text{twelve}``);
+  superscripts, vulgar fractions) and a number in English words ("twelve", ``\\text{twelve}``, "two
+  thirds"); a mixed number in plain text ("1 1/2") is one number, as ``1\\frac{1}{2}`` is;
 - typographic variants of one symbol (`typographic`): the Unicode minus, en and em dashes used as
   minus signs, ``\u00d7``, ``\u00b7``, ``\u00f7``, the root sign ``\u221a``; a number in ``\\text{}``;
   ``{a \\over b}`` is ``\\frac{a}{b}``; a degree written
@@ -33,7 +34,7 @@ function are radians (``\\cos 60^\\circ`` is 1/2, where math-verify reads cos(60
 
 import re
 
-from benchmarks.grading.math_glyphs import ascii_forms, number_word
+from benchmarks.grading.math_glyphs import ascii_forms, fraction_word, number_word
 
 _BOLD = re.compile(r"\\(?:mathbf|textbf|boldsymbol|bm|mathbb)\s*\{([^{}]*)\}")
 _SPACING = re.compile(r"\\[hv]space\*?\s*\{[^{}]*\}|\\m?kern\s*-?[\d.]+\s*[a-z]{2}|\\displaystyle|\\textstyle")
@@ -51,6 +52,7 @@ _MIXED = re.compile(r"(?<![\w}^_.\\])(-?)(\d+)\s*\\[dt]?frac\s*(\{\s*\d+\s*\}|\d
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)\b")
 _DEGREES = re.compile(r"(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*\\circ\s*\}|\\circ)")
 _BINOM_DIGITS = re.compile(r"\\[dt]?binom\s*(\d)\s*(\d)")
+_PLAIN_MIXED = re.compile(r"\s*(-?\d+)\s+(\d+)\s*/\s*(\d+)\s*")
 _LONE_VARIABLE_SIDE = re.compile(r"^\s*(?:[A-Za-z]|\\[A-Za-z]+)\s*=\s*")
 _SYMBOLS = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u00f7": "\\div "}
 _SYMBOLS |= {"\u2010": "-", "\u2011": "-", "\u2012": "-", "\ufe63": "-", "\uff0d": "-"}
@@ -173,9 +175,12 @@ def _degrees(answer: str, reference: str) -> str:
 def normalized(answer: str, reference: str, problem: str | None = None) -> str:
     """`answer` rewritten as the module docstring says; unchanged when no rule applies."""
     text = _degrees(typographic(_CURRENCY.sub("", _unwrap(answer))), reference)
-    spelled = number_word(_TEXT.sub(r"\1", text)) if text[-1:].isalpha() or text.endswith("}") else None
-    if spelled is not None:  # "\\text{twelve}": a number in words
-        text = spelled
+    if text[-1:].isalpha() or text.endswith("}"):  # "\\text{twelve}", "two thirds": a number in words
+        words = _TEXT.sub(r"\1", text)
+        text = number_word(words) or fraction_word(words) or text
+    mixed = _PLAIN_MIXED.fullmatch(text)
+    if mixed is not None and int(mixed.group(2)) < int(mixed.group(3)):  # "1 1/2": a mixed number in plain text
+        text = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"
     listed = is_list(reference)
     if not listed:
         text = _join_thousands(text)

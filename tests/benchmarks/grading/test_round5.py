@@ -8,7 +8,7 @@ from benchmarks.grading.math_answer import extract, plain_box
 from benchmarks.grading.math_check import check_unbounded, fast_verdict
 from benchmarks.grading.math_final import answer_text, final_answer, final_statement
 from benchmarks.grading.math_foreign import foreign_address
-from benchmarks.grading.math_glyphs import ascii_forms, number_word, spelled_numbers
+from benchmarks.grading.math_glyphs import ascii_forms, fraction_word, number_word, spelled_numbers
 from benchmarks.grading.math_grader import grade_math
 from benchmarks.grading.math_normal import normalized
 from benchmarks.grading.reward_hacks import suspect_reasons
@@ -171,3 +171,36 @@ def test_a_dollar_amount_where_cents_are_asked_is_refused_as_a_unit():
 )
 def test_the_online_check_flags_the_round5_classes(completion, problem, reference, reasons):
     assert suspect_reasons(completion, problem, reference) == reasons
+
+
+@pytest.mark.parametrize(
+    ("words", "fraction"),
+    [("one half", "\\frac{1}{2}"), ("two thirds", "\\frac{2}{3}"), ("a quarter", "\\frac{1}{4}")]
+    + [("three quarters", "\\frac{3}{4}"), ("seven eighths", "\\frac{7}{8}"), ("the third", None), ("third", None)],
+)
+def test_fraction_word(words, fraction):
+    assert fraction_word(words) == fraction
+
+
+def test_a_fraction_in_words_is_one_value_in_a_sentence():
+    assert spelled_numbers("So it is two thirds of a day.") == [("\\frac{2}{3}", 9, 19)]
+    assert spelled_numbers("So the third angle is one.") == [("1", 22, 25)]  # "the third" is an ordinal
+
+
+@pytest.mark.parametrize(
+    ("completion", "reference", "lenient", "strict"),
+    [
+        ("Equal angles.\n\nEach acute angle is 45\u00ba.", "45", True, True),  # the ordinal sign as a degree sign
+        ("Double it.\n\nAnswer: 1 1/2 cups", "\\frac{3}{2}", True, False),  # a plain mixed number
+        ("Six sevens.\n\n**Final Answer**\n42", "42", True, True),  # the value under an answer heading
+        ("Six sevens.\n\n### Answer\n\n42", "42", True, True),
+        ("Nine nines.\n\nAnswer \u2014 81", "81", True, True),
+        ("Count.\n\nThe probability is one half.", "\\frac{1}{2}", True, True),
+        ("Count.\n\nThe probability is one half.", "1", False, False),  # not the number one
+        ("Cents.\n\nAnswer: $2.50", "2.50", True, True),  # a bare dollar sign before an amount
+        ("Three fours.\n\nThe answer is twelve (or 13).", "12", False, False),
+    ],
+)
+def test_round5_accepted_forms(completion, reference, lenient, strict):
+    assert grade_math(completion, reference) is lenient
+    assert grade_math(completion, reference, strict=True) is strict
