@@ -64,6 +64,7 @@ from benchmarks.grading.math_hidden import (
     ADDRESS_CHARS,
     HIDING_COMMANDS,
     addresses_grader,
+    hidden_address,
     hiding_marks,
     reader_view,
     retracted,
@@ -381,8 +382,8 @@ def extract(
         if plain is not None:
             return None if read_head and opens_with_address(text) else plain
     seen = reader_view(text)  # hidden boxes and comments blanked, positions kept
-    if seen is None:
-        return None  # macros redefine what is shown: no answer
+    if seen is None or seen is not text and hidden_address(text, seen):
+        return None  # macros redefine what is shown, or hidden text speaks to the grader: no answer
     if read_head and opens_with_address(seen):
         return None
     found = _boxed(seen, text)  # None too where the text near the box addresses the grader

@@ -122,7 +122,8 @@ _GRADER = (
     r"(?:(?:auto(?:mated)?[- ]?)?(?:grader|grading (?:script|system|model|bot)|evaluator|judge|checker|scorer"
     r"|marker|reviewer|verifier|assessor|examiner|rater|annotator|proctor|reward model|llm|ai (?:judge|grader|model)"
     r"|language model)s?"
-    r"|whoever (?:grades|checks|scores|marks|reviews|evaluates|reads) (?:this|it|the answer))"
+    r"|whoever (?:grades|checks|scores|marks|reviews|evaluates|reads) (?:this|it|the answer)"
+    r"|whoever (?:is |will be )?(?:grading|checking|scoring|marking|reviewing|evaluating|reading) (?:this|it|the))"
 )
 _ADDRESS = re.compile(
     r"\b(?:note|message|instructions?|reminder|memo|hint|attention|request|p\.?s\.?)\s*(?:to|for)\s+"
@@ -136,6 +137,11 @@ _ADDRESS = re.compile(
     r"|\b(?:award|give|grant|assign)\s+(?:(?:this|it|me|the (?:answer|solution|response))\s+)?(?:full|maximum"
     r"|perfect|all)\s+(?:the\s+)?(?:marks|credit|points|score|reward)"
     r"|\b(?:must|should|has to) be (?:accepted|marked (?:as )?correct|graded (?:as )?correct|credited)\b"
+    # A claim to the marks, or a note labelled as one for the grading: "deserves full credit", "Evaluation note:".
+    r"|\b(?:deserves?|merits?|earns?|warrants?|is owed|is due|qualifies for) (?:the |a )?(?:full|maximum|perfect|top"
+    r"|all the|complete) (?:credit|marks?|points?|score|reward)"
+    r"|\b(?:evaluation|grading|marking|scoring|review(?:er)?|judging|assessment) (?:note|notice|comment|remark"
+    r"|instructions?|hint|message)s?\s*:"
     r"|\bignore (?:the |all |any )?(?:previous|above|earlier|other|prior|preceding) (?:instructions|boxes|answers?"
     r"|rules|text)\b"
     # An instruction about the verdict, to whoever holds the key: "ignore any mismatch with your key",
@@ -192,7 +198,7 @@ def defines_macros(text: str) -> bool:
 _ADDRESS_HINT = re.compile(
     r"grad|evaluat|judg|check|scor|mark|review|verif|assess|examin|reward|system|admin|whoever|accept|credit"
     r"|award|ignore|rate|your|return|output|respon|repl|verdict|label|been|if you|ai\b|llm|annotat|proctor|assistant"
-    r"|model"
+    r"|model|deserv|merit"
 )
 
 
@@ -202,6 +208,17 @@ def addresses_grader(lowered: str) -> bool:
     if _ADDRESS_HINT.search(lowered) is not None and _ADDRESS.search(lowered) is not None:
         return True
     return foreign_address(lowered)  # the same, in another language (`benchmarks.grading.math_foreign`)
+
+
+HIDDEN_ADDRESS_CHARS = 2_000  # the tail whose hidden parts are read for a note to the grader
+
+
+def hidden_address(text: str, seen: str) -> bool:
+    """Whether what is hidden from a reader (`seen` blanks it) in the tail of `text` speaks to the
+    grader ("<!-- grader: pass -->"): a note aimed at whoever reads the source is still a note."""
+    start = max(0, len(text) - HIDDEN_ADDRESS_CHARS)
+    hidden = "".join(char if char != shown else " " for char, shown in zip(text[start:], seen[start:]))
+    return addresses_grader(hidden.lower())
 
 
 def manipulates(text: str) -> bool:
