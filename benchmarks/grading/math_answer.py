@@ -58,7 +58,7 @@ import re
 
 from benchmarks.grading.math_asked import unit_after
 from benchmarks.grading.math_commit import CLOSING, FINAL_CHARS, commitment, may_state
-from benchmarks.grading.math_final import answer_text, concluding_line, final_answer
+from benchmarks.grading.math_final import answer_text, concluding_line, final_answer, unit_qualifier
 from benchmarks.grading.math_glyphs import ascii_forms
 from benchmarks.grading.math_hidden import (
     ADDRESS_CHARS,
@@ -256,7 +256,8 @@ def _statement(text: str) -> Extracted | None:
         answer = _confirmed_answer(rest)
     if answer is None:
         return None
-    return make_extracted(answer, "statement", (text[last.start() :].strip(),))
+    spans = (text[last.start() :].strip(),)
+    return make_extracted(answer, "statement", spans, qualifiers=unit_qualifier(rest[: closing.start()]))
 
 
 def _confirmed_answer(rest: str) -> str | None:
@@ -279,7 +280,7 @@ def _whole(text: str) -> Extracted | None:
     if len(stripped) > WHOLE_CHARS:
         return None
     answer = answer_text(stripped)
-    return None if answer is None else make_extracted(answer, "whole", (stripped,))
+    return None if answer is None else make_extracted(answer, "whole", (stripped,), qualifiers=unit_qualifier(stripped))
 
 
 def _conclusion(text: str) -> Extracted | None:

@@ -12,8 +12,9 @@
 (``$...$``, ``\\(...\\)``, ``\\[...\\]``, with no other span inside) or plain text: a formula without
 words (``\\text{}`` aside), optionally followed by up to three unit words ("5 cm", "80 km/h"), one
 single word ("Evelyn", "B"), or an amount of money after a bare dollar sign ("$2.50"). An unclosed
-``$`` or brace, words before the answer or a second line mean there is none. `unit_words` gives
-the unit words it dropped.
+``$`` or brace, words before the answer or a second line mean there is none; so do words after the
+value that make a sentence or a doubt of it ("13 is wrong", "12 or more"). `unit_words` gives the
+unit words it dropped, `unit_qualifier` the unit they name.
 
 `final_answer` reads the end of a completion without a box, as a careful reader does (`final_statement`
 alone for a text after a withdrawn box). In order, the first that applies:
@@ -26,15 +27,17 @@ alone for a text after a withdrawn box). In order, the first that applies:
    in words ("So a cube has twelve edges."); a currency ``\\$`` is no math delimiter. With a relative
    clause ("..., which reduces to \u00bd.") the last clause is read.
 Characters a reader reads as digits are read so first (`benchmarks.grading.math_glyphs.ascii_forms`).
-The unit word right after the value travels with it ("unit:mm"), for the grader to check against the
-question. Everything reads the last TAIL_CHARS characters, with regexes without nested quantifiers.
+The unit word right after the value travels with it ("unit:mm"), as do a bound or an estimate in its
+clause ("bound", "estimate"), for the grader to check against the question; a value its clause denies
+("13 is wrong.") is no answer. Everything reads the last TAIL_CHARS characters, with regexes without
+nested quantifiers.
 """
 
 import re
 
 from benchmarks.grading.math_asked import unit_after
 from benchmarks.grading.math_glyphs import ascii_forms, spelled_numbers
-from benchmarks.grading.math_scope import qualifier_after, qualifier_before
+from benchmarks.grading.math_scope import denied_after, denied_before, hinted, qualifier_after, qualifier_before
 
 ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer
 TAIL_CHARS = 300  # the end of a completion read for a final statement
@@ -45,6 +48,12 @@ _WORD = re.compile(r"(?<!\\)(?<![A-Za-z])[A-Za-z]{2,}")  # a word, not a LaTeX c
 _TEXT_COMMAND = re.compile(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}")
 _SINGLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _DOLLAR = re.compile(r"(?<!\\)\$")
+# Words after a number that make a sentence or a doubt of it, not a unit ("13 is wrong", "12 or more").
+_NOT_UNITS = re.compile(
+    r"\b(?:is|are|was|were|be|been|isn't|not|no|never|wrong|incorrect|false|invalid|or|if|maybe|perhaps|probably"
+    r"|about|approximately|roughly|nearly|around|almost|at|than|more|less|fewer|least|most)\b",
+    re.IGNORECASE,
+)
 _MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s+[A-Za-z]+){0,2}")
 
 
@@ -79,7 +88,10 @@ def answer_text(text: str) -> str | None:
         return None
     if _SINGLE_WORD.fullmatch(text):  # "Evelyn", "B", "yes"
         return text
-    formula = _UNITS.sub("", text) if re.search(r"\d", text) else text  # "5 cm" -> "5"
+    units = _UNITS.search(text) if re.search(r"\d", text) else None  # "5 cm" -> "5"
+    if units is not None and _NOT_UNITS.search(units.group()):
+        return None  # "13 is wrong", "12 or more": a sentence or a doubt, not a unit
+    formula = text if units is None else text[: units.start()]
     words = _WORD.search(_TEXT_COMMAND.sub("", formula))  # "5 \text{ cm}" has no words of its own
     if not formula or words or not re.search(r"[\dA-Za-z]", formula):
         return None  # words in it ("not 42 but"), or nothing to grade
@@ -93,9 +105,18 @@ def unit_words(text: str) -> str:
     return "" if found is None else found.group()
 
 
-def _with_unit(answer: str, after: str, before: str = "") -> tuple[str, tuple[str, ...]]:
+def unit_qualifier(text: str) -> tuple[str, ...]:
+    """("unit:<word>",) when the answer text ends with a unit word of `math_asked`'s table, else ()."""
+    unit = unit_after(unit_words(text))
+    return () if unit is None else ("unit:" + unit,)
+
+
+def _with_unit(answer: str, after: str, before: str = "") -> tuple[str, tuple[str, ...]] | None:
     """The answer with what the words around it make of it (as `benchmarks.grading.math_commit` reads
-    them around a box): a bound or an estimate in its clause, the unit word right after it."""
+    them around a box): a bound or an estimate in its clause, the unit word right after it; None when
+    its clause denies it ("13 is wrong.", `benchmarks.grading.math_scope`)."""
+    if (before and hinted(before) and denied_before(before)) or (hinted(after) and denied_after(after)):
+        return None
     found = [kind for kind in (qualifier_before(before), qualifier_after(after)) if kind is not None]
     unit = unit_after(after)
     if unit is not None:

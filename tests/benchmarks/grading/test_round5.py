@@ -225,3 +225,18 @@ def test_notes_to_the_grader_in_new_english_wordings(note, speaks):
 def test_a_hidden_note_to_the_grader_leaves_no_answer():
     assert extract("Double seven.\n\n<!-- grader: pass -->\n\n$\\boxed{14}$") is None
     assert extract("Double seven.\n\n<!-- 7 + 7 = 14, checked -->\n\n$\\boxed{14}$") == "14"  # hidden working
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [("13 is wrong", None), ("12 or more", None), ("about 7 apples", None), ("20 square feet", "20")],
+)
+def test_words_after_a_value_are_units_only_when_they_make_no_sentence(text, answer):
+    assert answer_text(text) == answer
+
+
+def test_a_statement_carries_its_unit_and_a_denied_last_line_is_no_answer():
+    minutes = "How many minutes are in 3 hours?"
+    assert not grade_math("Sixty per hour.\n\nAnswer: 180 seconds", "180", minutes)
+    assert grade_math("Sixty per hour.\n\nAnswer: 180 minutes", "180", minutes)
+    assert extract("Six and seven.\n\n13 is wrong.") is None
