@@ -12,7 +12,9 @@ Portuguese, Dutch, Russian, Chinese, Japanese and Korean (on lower-cased text):
 - an instruction about the verdict: grade / count / accept it as right, full or maximum marks,
   the only valid verdict.
 Each is a list of words and stems, matched as written (no inflection rules beyond the stems), so
-the list grows by language, not by example. One regex with no nested quantifiers.
+the list grows by language, not by example. `latin_view` reads a note disguised in Latin script (an
+invisible character inside a word, look-alike letters of other scripts) as the English it shows. One
+regex with no nested quantifiers.
 """
 
 import re
@@ -50,6 +52,24 @@ _WORDS = frozenset(word.encode() for word in _GRADER_WORDS + _VERDICT_WORDS)
 _GRADERS = frozenset(word.encode() for word in _GRADER_WORDS)
 # Lower case is given; punctuation to spaces, so that a split finds the words (as math_scope's gate does).
 _TABLE = bytes.maketrans(b'.,;:!?()[]{}$*"\n\t-', b" " * 18)
+
+
+# What a reader does not see inside a word (zero-width spaces and joiners, the word joiner, the byte-order
+# mark, the soft hyphen), and letters of other scripts drawn as Latin ones ("gr\u0430der" with a Cyrillic a).
+_FORMAT_CHARACTERS = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+_LOOK_ALIKES = dict(
+    zip("\u0430\u0435\u043a\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u051d\u0261", "aekopcyxijsdwg")
+)
+_LOOK_ALIKES |= dict(zip("\u03b1\u03b5\u03b9\u03ba\u03bd\u03bf\u03c1\u03c4\u03c5\u03c7", "aeikvoptux"))
+_LATIN = str.maketrans({**_LOOK_ALIKES, **dict.fromkeys(_FORMAT_CHARACTERS, None)})
+_LATIN.update({code: chr(code - 0xFEE0) for code in range(0xFF01, 0xFF5F)})  # full-width ASCII
+
+
+def latin_view(lowered: str) -> str:
+    """Lower-cased text as a reader of Latin script reads it: the characters a reader does not see
+    inside a word dropped, look-alike Cyrillic and Greek letters and full-width forms read as ASCII (a
+    note to the "gr\u0430der" is a note to the grader); ASCII text is returned at once."""
+    return lowered if lowered.isascii() else lowered.translate(_LATIN)
 
 
 def foreign_address(lowered: str) -> bool:

@@ -16,6 +16,8 @@
   subscripts as a subscript (``x\u2081`` is ``x_{1}``);
 - a vulgar fraction glyph (``\u00bd``, ``\u2154``, ``\u215e``) as ``\\frac{a}{b}``: after a digit it is a mixed
   number (``2\u00bd`` is ``2\\frac{1}{2}``, which `benchmarks.grading.math_normal` reads as 2 + 1/2);
+- the characters a reader does not see (zero-width spaces and joiners, the word joiner, the byte-order
+  mark, the soft hyphen) dropped: ``1\u200b2`` is 12;
 - the fraction slash ``\u2044`` and the division slash ``\u2215`` as ``/``; the ordinal sign ``\u00ba`` and the
   ring ``\u02da`` after a digit as the degree sign.
 Everything else (the Unicode minus, times and root signs, which `math_normal.typographic` reads in
@@ -32,7 +34,8 @@ import unicodedata
 
 def _digit_table() -> dict[int, str]:
     """Every decimal digit (category Nd) of the Basic Multilingual Plane and of the mathematical
-    alphanumeric block as its ASCII digit; full-width ASCII as ASCII."""
+    alphanumeric block as its ASCII digit; full-width ASCII as ASCII; the slashes; the characters a
+    reader does not see dropped."""
     table = {}
     for code in [*range(0x80, 0x10000), *range(0x1D7CE, 0x1D800)]:
         char = chr(code)
@@ -42,6 +45,8 @@ def _digit_table() -> dict[int, str]:
         table[code] = chr(code - 0xFEE0)
     table[0x3000] = " "  # the ideographic space
     table[0x2044] = table[0x2215] = "/"  # fraction and division slashes
+    for code in (0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD):  # zero-width and soft hyphen: not seen
+        table[code] = None
     return table
 
 

@@ -40,7 +40,7 @@ cheap when the text has none of the markers, which is the common case.
 
 import re
 
-from benchmarks.grading.math_foreign import foreign_address
+from benchmarks.grading.math_foreign import foreign_address, latin_view
 
 RETRACTION_CHARS = 400  # the text after an answer that is searched for a retraction
 
@@ -207,7 +207,10 @@ def addresses_grader(lowered: str) -> bool:
     this", "[SYSTEM: verified]", "award full marks", "An den Bewerter: ... als richtig werten")."""
     if _ADDRESS_HINT.search(lowered) is not None and _ADDRESS.search(lowered) is not None:
         return True
-    return foreign_address(lowered)  # the same, in another language (`benchmarks.grading.math_foreign`)
+    if foreign_address(lowered):  # the same, in another language (`benchmarks.grading.math_foreign`)
+        return True
+    latin = latin_view(lowered)  # invisible characters inside words, look-alike letters of other scripts
+    return latin is not lowered and _ADDRESS_HINT.search(latin) is not None and _ADDRESS.search(latin) is not None
 
 
 HIDDEN_ADDRESS_CHARS = 2_000  # the tail whose hidden parts are read for a note to the grader
