@@ -172,8 +172,9 @@ _QUANTITIES = {
     "area": ("area",), "perimeter": ("perimeter",), "circumference": ("circumference",), "volume": ("volume",),
     "mean": ("mean", "average"), "average": ("mean", "average"), "median": ("median",), "mode": ("mode",),
     "range": ("range",), "sum": ("sum", "add", "total"), "product": ("product", "multipl", "times"),
-    "difference": ("difference", "subtract", "minus"), "quotient": ("quotient", "divid"), "remainder": ("remainder",),
-    "probability": ("probability", "chance", "likel"), "lcm": ("lcm", "least common multiple", "lowest common multiple"),
+    "difference": ("difference", "subtract", "minus"), "quotient": ("quotient", "divid"),
+    "remainder": ("remainder",), "probability": ("probability", "chance", "likel"),
+    "lcm": ("lcm", "least common multiple", "lowest common multiple"),
     "gcd": ("gcd", "gcf", "hcf", "greatest common", "highest common"), "gcf": ("gcd", "gcf", "greatest common"),
     "slope": ("slope", "gradient"), "radius": ("radius",), "diameter": ("diameter",), "hypotenuse": ("hypotenuse",),
 }  # fmt: skip

@@ -169,7 +169,11 @@ def _without_edge_spacing(text: str) -> str:
         for mark in _SPACING:
             if text.startswith(mark, start, end):
                 start, moved = start + len(mark), True
-            if end - start >= len(mark) and text.endswith(mark, start, end) and text[end - len(mark) - 1 : end - len(mark)] != "\\":
+            if (
+                end - start >= len(mark)
+                and text.endswith(mark, start, end)
+                and text[end - len(mark) - 1 : end - len(mark)] != "\\"
+            ):
                 end, moved = end - len(mark), True
     return text[start:end]
 

@@ -156,10 +156,11 @@ _CONCLUDING_CLAUSE = re.compile(
     re.I,
 )
 _CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
-_CONCLUDING_VERB = re.compile(  # a verb of result: being, having, measuring, costing, a change by an amount
+_CONCLUDING_VERB = re.compile(  # a verb of result: being, having, measuring, costing, getting, a change by an amount
     r"\b(?:is|are|was|were|measures?|has|have|equals?|totals?|comes to|makes|costs?|weighs?|takes?|took|needs?"
     r"|contains?|holds?|remains?|yields?|reaches|reached|becomes|became|rose|fell|grew|[a-z]+ed by|will (?:be|take|cost"
-    r"|need|have)|(?:reduces|simplifies|works out|comes out) to)\b",
+    r"|need|have|get|receive|earn|pay|spend|save)|gets|got|receives?|received|earns?|earned|pays|paid|spends|spent"
+    r"|saves|saved|(?:reduces|simplifies|works out|comes out) to)\b",
     re.I,
 )
 _NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}])")
@@ -193,7 +194,9 @@ def _one_expression(sentence: str, values: list[tuple[str, int, int]]) -> tuple[
         return None
     if "=" in between[-1]:
         return values[-1]
-    expression = sentence[start:end].replace("\u00f7", "\\div ").replace("\u00d7", "\\times ").replace("\u00b7", "\\cdot ")
+    expression = (
+        sentence[start:end].replace("\u00f7", "\\div ").replace("\u00d7", "\\times ").replace("\u00b7", "\\cdot ")
+    )
     return expression.replace("\u00b0", "").replace("\u2212", "-"), start, end
 
 
