@@ -21,7 +21,9 @@
   where a percent is asked, a percent of another number (``1200\\%`` for 12 percent);
 - a set (``\\{2, 3\\}``) where the reference is an ordered pair or an interval;
 - the question's own sum, product, integral or limit (``\\sum``, ...) where the reference has none;
-- an equation in another form than the one the question names (`benchmarks.grading.math_equation_form`).
+- an equation in another form than the one the question names (`benchmarks.grading.math_equation_form`);
+- a value named as another quantity than asked (`other_quantity`: "**Area = 16**" where the perimeter
+  is asked), for the quantities of a short table, each with the names a question may use for it.
 `form_refusal` (strict mode) refuses an answer not in the form asked: "slope-intercept form" or
 "the form $y = mx + b$" wants ``y`` alone on the left and no ``y`` on the right; "ordered pair"
 wants a parenthesised tuple, not ``x = 2, y = 3``.
@@ -163,6 +165,29 @@ def asked_refusal(answer: str, reference: str, problem: str | None, written: str
     if named and asked and named.group(1) != asked.group(1) and not _ANSWER_VARIABLE.match(reference):
         return "another variable than asked"
     return _unit_refusal(answer, problem, answer if written is None else written)
+
+
+# Quantities a completion may name its value by ("Area = 24"), each with the words a question uses for it.
+_QUANTITIES = {
+    "area": ("area",), "perimeter": ("perimeter",), "circumference": ("circumference",), "volume": ("volume",),
+    "mean": ("mean", "average"), "average": ("mean", "average"), "median": ("median",), "mode": ("mode",),
+    "range": ("range",), "sum": ("sum", "add", "total"), "product": ("product", "multipl", "times"),
+    "difference": ("difference", "subtract", "minus"), "quotient": ("quotient", "divid"),
+    "remainder": ("remainder",), "probability": ("probability", "chance", "likel"),
+    "lcm": ("lcm", "least common multiple", "lowest common multiple"),
+    "gcd": ("gcd", "gcf", "hcf", "greatest common", "highest common"), "gcf": ("gcd", "gcf", "greatest common"),
+    "slope": ("slope", "gradient"), "radius": ("radius",), "diameter": ("diameter",), "hypotenuse": ("hypotenuse",),
+}  # fmt: skip
+
+
+def other_quantity(name: str, problem: str | None) -> bool:
+    """Whether `name` ("area", "total cost"), the words a completion names its value by, names a quantity
+    of the table that the problem does not ask about (a name outside the table says nothing)."""
+    if not problem:
+        return False
+    lowered = problem.lower()
+    words = [word for word in name.lower().split() if word in _QUANTITIES]
+    return bool(words) and not any(alias in lowered for word in words for alias in _QUANTITIES[word])
 
 
 def form_refusal(answer: str, problem: str | None) -> str | None:

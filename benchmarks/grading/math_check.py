@@ -64,7 +64,7 @@ import time
 from typing import NamedTuple
 
 from benchmarks.grading.math_answer import FALLBACKS, Extracted, extract, last_box, opens_with_address
-from benchmarks.grading.math_asked import asked_refusal, form_refusal
+from benchmarks.grading.math_asked import asked_refusal, form_refusal, other_quantity
 from benchmarks.grading.math_form import PROBLEM_CHARS, base_verdict, last_side, restates
 from benchmarks.grading.math_nonanswer import (
     NUMBER_LITERAL,
@@ -254,10 +254,13 @@ def _full_verdict(answer: Extracted, reference: str, problem: str | None) -> Ver
 
 def _qualifier_refusal(qualifier: str, text: str, reference: str, problem: str | None) -> str | None:
     """Why the words around the answer make it no answer to this question (`benchmarks.grading.math_scope`):
-    a bound or an estimate the question does not ask for, or a unit after the box that is not the one asked."""
+    a bound or an estimate the question does not ask for, a unit after the box that is not the one asked, or
+    a name of another quantity than asked before the value ("Area = 16")."""
     if qualifier.startswith("unit:"):
         reason = asked_refusal(f"{text} \\text{{ {qualifier[5:]}}}", reference, problem)
         return reason if reason == "another unit than asked" else None
+    if qualifier.startswith("named:"):  # "Area = 16": the value of another quantity than asked
+        return "another quantity than asked" if other_quantity(qualifier[6:], problem) else None
     if asks_for(qualifier, problem):
         return None
     return "a bound, not the value" if qualifier == "bound" else "an estimate, not the value"

@@ -156,9 +156,32 @@ def _statements(final: str, lowered: str) -> list[str]:
     return [value for _, value in sorted(values)]
 
 
+# LaTeX spacing (``\\,``, ``\\;``, ``\\quad``, ``~``): it shows nothing.
+_SPACING = ("\\qquad", "\\quad", "\\,", "\\;", "\\:", "\\!", "\\ ", "~", " ", "\n", "\t")
+
+
+def _without_edge_spacing(text: str) -> str:
+    """`text` without the spacing at either end (index moves, no copies: linear)."""
+    start, end = 0, len(text)
+    moved = True
+    while moved and start < end:
+        moved = False
+        for mark in _SPACING:
+            if text.startswith(mark, start, end):
+                start, moved = start + len(mark), True
+            if (
+                end - start >= len(mark)
+                and text.endswith(mark, start, end)
+                and text[end - len(mark) - 1 : end - len(mark)] != "\\"
+            ):
+                end, moved = end - len(mark), True
+    return text[start:end]
+
+
 def _drawn_twice(seen: str, outer: Box, final: list[Box]) -> bool:
-    """A box whose whole content is another box (``\\boxed{\\boxed{36}}``): one answer, framed twice."""
-    content = seen[outer[1] : outer[2]].strip()
+    """A box whose whole content is another box (``\\boxed{\\boxed{36}}``, ``\\boxed{\\,\\boxed{18}\\,}``: the
+    spacing around the inner box is no content): one answer, framed twice."""
+    content = _without_edge_spacing(seen[outer[1] : outer[2]])
     return content.startswith("\\") and any(
         inner is not outer and content == seen[inner[0] : inner[3]] for inner in final
     )

@@ -25,7 +25,11 @@ alone for a text after a withdrawn box). In order, the first that applies:
    result: "is", "measures", "has", "reduces to"; or a paragraph of its own) and names exactly one
    value without a doubt ("not", "if", "or", "about"): one number, one math span, or else one number
    in words ("So a cube has twelve edges."); a currency ``\\$`` is no math delimiter. With a relative
-   clause ("..., which reduces to \u00bd.") the last clause is read.
+   clause ("..., which reduces to \u00bd.") the last clause is read. Numbers that only arithmetic joins are
+   one value: the last side of a chain ("72.5\u00b0 + 35\u00b0 = 107.5\u00b0"), else the expression left undone
+   ("72 \u00f7 8", which strict grading refuses); an ordered tuple in prose ("(3, 1)") is one value; a value
+   denied as the alternative ("7 sides, not 6") is set aside.
+A name of the value in words before "=" is not part of it ("**LCM = 56**", "Probability = 0.375").
 Characters a reader reads as digits are read so first (`benchmarks.grading.math_glyphs.ascii_forms`).
 The unit word right after the value travels with it ("unit:mm"), as do a bound or an estimate in its
 clause ("bound", "estimate"), for the grader to check against the question; a value its clause denies
@@ -54,6 +58,8 @@ _NOT_UNITS = re.compile(
     r"|about|approximately|roughly|nearly|around|almost|at|than|more|less|fewer|least|most)\b",
     re.IGNORECASE,
 )
+# A name of the value in words before "=" ("LCM = 56", "Total cost = 12"), not a variable of one letter.
+_LABEL_EQUALS = re.compile(r"([A-Za-z]{2,}(?: [A-Za-z]+){0,3})\s*=\s*(?=\S)")
 _MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s+[A-Za-z]+){0,2}")
 
 
@@ -88,6 +94,9 @@ def answer_text(text: str) -> str | None:
         return None
     if _SINGLE_WORD.fullmatch(text):  # "Evelyn", "B", "yes"
         return text
+    label = _LABEL_EQUALS.match(text)
+    if label is not None and not _NOT_UNITS.search(label.group(1)):  # "LCM = 56": a name of the value, then it
+        return answer_text(text[label.end() :])
     units = _UNITS.search(text) if re.search(r"\d", text) else None  # "5 cm" -> "5"
     if units is not None and _NOT_UNITS.search(units.group()):
         return None  # "13 is wrong", "12 or more": a sentence or a doubt, not a unit
@@ -124,6 +133,15 @@ def _with_unit(answer: str, after: str, before: str = "") -> tuple[str, tuple[st
     return answer, tuple(dict.fromkeys(found))
 
 
+def _named(found: tuple[str, tuple[str, ...]] | None, text: str) -> tuple[str, tuple[str, ...]] | None:
+    """`found` with ("named:<words>",) added when `text` names its value in words ("Area = 24"): the
+    grader checks that name against the question (`benchmarks.grading.math_asked.other_quantity`)."""
+    label = _LABEL_EQUALS.match(text.strip().strip("*").strip())
+    if found is None or label is None:
+        return found
+    return found[0], (*found[1], "named:" + label.group(1))
+
+
 _BOLD = re.compile(r"\*\*([^*\n]{1,120})\*\*")
 _LINE_MARKUP = re.compile(r"^[#>\s]+")
 _NOT_A_CONCLUSION = re.compile(r"\b(?:check|verif|note|hint|step|case|if|suppose|assume|let|try|test|guess)", re.I)
@@ -138,10 +156,11 @@ _CONCLUDING_CLAUSE = re.compile(
     re.I,
 )
 _CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
-_CONCLUDING_VERB = re.compile(  # a verb of result: being, having, measuring, costing, a change by an amount
+_CONCLUDING_VERB = re.compile(  # a verb of result: being, having, measuring, costing, getting, a change by an amount
     r"\b(?:is|are|was|were|measures?|has|have|equals?|totals?|comes to|makes|costs?|weighs?|takes?|took|needs?"
     r"|contains?|holds?|remains?|yields?|reaches|reached|becomes|became|rose|fell|grew|[a-z]+ed by|will (?:be|take|cost"
-    r"|need|have)|(?:reduces|simplifies|works out|comes out) to)\b",
+    r"|need|have|get|receive|earn|pay|spend|save)|gets|got|receives?|received|earns?|earned|pays|paid|spends|spent"
+    r"|saves|saved|(?:reduces|simplifies|works out|comes out) to)\b",
     re.I,
 )
 _NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}])")
@@ -151,15 +170,43 @@ _FRACTION = re.compile(r"(?<![\w.^_{\\])(?:\d+\s*)?\\frac\{\d+\}\{\d+\}")  # a v
 
 
 def _values(sentence: str) -> list[tuple[str, int, int]]:
-    """(value, start, end) of each number, fraction and math span of a sentence, in order."""
+    """(value, start, end) of each number, fraction, ordered tuple and math span of a sentence, in order."""
     spans = [((m.group(1) or m.group(2)).strip(), m.start(), m.end()) for m in _SPAN.finditer(sentence)]
     prose = _SPAN.sub(lambda m: " " * len(m.group()), sentence)
+    tuples = [(m.group(), m.start(), m.end()) for m in _TUPLE.finditer(prose) if not _GROUPED.fullmatch(m.group(1))]
+    for _, start, end in tuples:
+        prose = prose[:start] + " " * (end - start) + prose[end:]
     grouped = [(m.group().replace(",", ""), m.start(), m.end()) for m in _GROUPED.finditer(prose)]
     prose = _GROUPED.sub(lambda m: " " * len(m.group()), prose)
     fractions = [(m.group(), m.start(), m.end()) for m in _FRACTION.finditer(prose)]
     prose = _FRACTION.sub(lambda m: " " * len(m.group()), prose)
     numbers = [(m.group(), m.start(), m.end()) for m in _NUMBER.finditer(prose)]
-    return sorted(spans + grouped + fractions + numbers, key=lambda found: found[1])
+    return sorted(spans + tuples + grouped + fractions + numbers, key=lambda found: found[1])
+
+
+def _one_expression(sentence: str, values: list[tuple[str, int, int]]) -> tuple[str, int, int] | None:
+    """The values of a sentence read as one, when nothing but arithmetic joins them: the last side of
+    a chain ("72.5\u00b0 + 35\u00b0 = 107.5\u00b0" is 107.5), or the expression left undone ("72 \u00f7 8"), which
+    strict grading refuses as arithmetic left undone."""
+    start, end = values[0][1], values[-1][2]
+    between = [sentence[a[2] : b[1]] for a, b in zip(values, values[1:])]
+    if not all(_JOINS.fullmatch(gap) for gap in between):
+        return None
+    if "=" in between[-1]:
+        return values[-1]
+    expression = (
+        sentence[start:end].replace("\u00f7", "\\div ").replace("\u00d7", "\\times ").replace("\u00b7", "\\cdot ")
+    )
+    return expression.replace("\u00b0", "").replace("\u2212", "-"), start, end
+
+
+# What joins the numbers of one expression in prose: an operator or "=", a degree sign, spaces.
+_JOINS = re.compile(r"\u00b0?\s*[-+*/=\u00d7\u00f7\u00b7\u2212]\s*(?:=\s*)?")
+_TUPLE = re.compile(r"\((\s*-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+\s*)\)")  # "(3, 1)": one ordered pair
+# A value denied as the alternative to the answer ("7 sides, not 6"): set aside, it is not a second answer.
+_DENIED_ALTERNATIVE = re.compile(
+    r",?\s*(?:and |but )?(?:not|rather than|instead of)\s+(?:\$[^$]{1,40}\$|-?\d+(?:\.\d+)?)(?=[\s,;.]|\Z)"
+)
 
 
 def final_statement(seen: str) -> str | None:
@@ -184,11 +231,12 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
             rest = _BOLD.sub(" ", line)
             if answer is not None and re.search(r"\d", answer) and not _DOUBTFUL.search(rest):
                 at = line.index("**" + bold[0])
-                return _with_unit(answer, unit_words(bold[0]) or line[at + len(bold[0]) + 4 :], line[:at])
+                found = _with_unit(answer, unit_words(bold[0]) or line[at + len(bold[0]) + 4 :], line[:at])
+                return _named(found, bold[0])
     if alone and not line.rstrip().endswith(":"):  # 2: a last line of its own paragraph
         answer = answer_text(line.strip().strip("*"))
         if answer is not None and re.search(r"[\d\\]", answer) and not _NOT_A_CONCLUSION.match(line):
-            return _with_unit(answer, unit_words(line))
+            return _named(_with_unit(answer, unit_words(line)), line)
     if not tail.endswith(".") or tail.endswith(".."):
         return None
     sentence = _SENTENCE_START.split(tail[:-1])[-1].replace("\\$", "")
@@ -198,14 +246,19 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
     alone = alone and "\n" not in tail[line_start:] and sentence == line.rstrip(".").replace("\\$", "")
     if not (alone or _CONCLUDING.search(sentence) or _CONCLUDING_VERB.search(sentence)):
         return None
+    if _DENIED_ALTERNATIVE.search(sentence) and _values(_DENIED_ALTERNATIVE.sub(" ", sentence)):
+        sentence = _DENIED_ALTERNATIVE.sub(" ", sentence)  # "has 7 sides, not 6": 7, the value that stays
     if _DOUBTFUL.search(_SPAN.sub(" ", sentence)) or sentence.count("$") % 2:
         return None
     values = _values(sentence)
+    if len(values) > 1:  # "72.5\u00b0 + 35\u00b0 = 107.5\u00b0": one expression, or more than one answer
+        one = _one_expression(sentence, values)
+        if one is None:
+            return None
+        values = [one]
     if len(values) == 1:
         value, start, end = values[0]
         return _with_unit(value, sentence[end:], sentence[:start])
-    if values:
-        return None
     words = spelled_numbers(sentence)
     return _with_unit(words[0][0], sentence[words[0][2] :], sentence[: words[0][1]]) if len(words) == 1 else None
 

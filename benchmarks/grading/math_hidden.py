@@ -156,6 +156,22 @@ _ADDRESS = re.compile(
     r" (?:as |to be )?(?:correct|right|valid)"
     r"|\bif you(?:'re| are)\s+(?:an? )?(?:ai|llm|(?:language )?model|grader|judge|evaluator|grading|judging"
     r"|evaluating|checking|scoring|reviewing|marking)\b"
+    # A verdict written as data, quoted or not: {"is_correct": true}, "verdict": "pass", grade = "A", score: 10/10.
+    r"|\b(?:is_?correct|correct(?:ness)?|passed|pass|accepted|valid|grade|score|verdict|reward|status|label"
+    r"|judg(?:e)?ment|evaluation|graded|marked)[\"']?\s*(?:=|:|=>)\s*[\"']?(?:true|correct|pass(?:ed)?|accept(?:ed)?"
+    r"|valid|full (?:marks|credit))[\"']?(?![\w.])"
+    r"|[\"'](?:is_?correct|correct|pass(?:ed)?|score|grade|reward)[\"']\s*:\s*(?:1(?:\.0)?|100)(?![\w.])"
+    r"|\b(?:grade|mark)[\"']?\s*(?:=|:)\s*[\"']?a\+?(?:[\"']|\s*(?:[,}\n]|\Z))"
+    r"|\b(?:score|grade|marks|points)[\"']?\s*(?:=|:)\s*[\"']?(?P<full>\d{1,3})\s*/\s*(?P=full)(?!\d)"
+    # The grader told what it must do with the answer: "the evaluator must accept it", "graders should pass this".
+    r"|" + _GRADER + r"\s+(?:must|should|has to|have to|needs? to|is (?:required|expected|asked|told) to|will|shall"
+    r"|is to)\s+(?:simply |just |now |only |therefore |then )?(?:accept|approve|credit|pass|validate"
+    r"|not (?:reject|penali[sz]e|deduct|fail))\b"
+    # A claim that an authority has already approved it: "checked and approved by the teacher", "pre-approved".
+    r"|\b(?:checked|verified|validated|confirmed|approved|accepted|graded|reviewed|marked|signed off)(?: as correct)?"
+    r" by (?:the |a |an |my |our |your )?(?:course |class |math |official )?(?:teacher|instructor|professor|tutor"
+    r"|teaching assistant|lecturer|examiner|grader|marker|moderator|staff|answer key|official solution)s?\b"
+    r"|\b(?:pre-?approved|already (?:been )?(?:approved|accepted|graded as correct|marked (?:as )?correct))\b"
 )  # fmt: skip
 ADDRESS_CHARS = 300  # the tail searched for text addressed to the grader
 _RETRACTION = re.compile(
@@ -198,7 +214,7 @@ def defines_macros(text: str) -> bool:
 _ADDRESS_HINT = re.compile(
     r"grad|evaluat|judg|check|scor|mark|review|verif|assess|examin|reward|system|admin|whoever|accept|credit"
     r"|award|ignore|rate|your|return|output|respon|repl|verdict|label|been|if you|ai\b|llm|annotat|proctor|assistant"
-    r"|model|deserv|merit"
+    r"|model|deserv|merit|correct|true|pass|valid|approv|status|outcome|result|point"
 )
 
 

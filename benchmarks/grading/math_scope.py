@@ -56,6 +56,7 @@ _ESTIMATES += ("estimate", "ballpark", "so", "take", "thereabouts", "plus")
 _GRADER_WORDS = ("grader", "graders", "grading", "autograder", "evaluator", "evaluators", "judge", "judges")
 _GRADER_WORDS += ("checker", "scorer", "marker", "reviewer", "verifier", "assessor", "examiner", "system")
 _GRADER_WORDS += ("whoever", "ignore", "reward", "mark", "marks", "credit", "accept", "accepted", "award")
+_GRADER_WORDS += ("is_correct", "true", "verdict", "approved", "teacher", "instructor", "pass", "passed")
 _FIRST_GUESS_WORDS = ("first", "initially", "originally", "guess", "guessed", "might", "may", "would")
 _FIRST_GUESS_WORDS += ("tempting", "naive", "naively", "either")
 

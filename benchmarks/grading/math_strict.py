@@ -16,7 +16,8 @@ two numbers left undone, a fraction not in lowest terms, "common fraction", "as 
 - a decimal where the reference is exact (no decimal point in it), unless the problem asks for a
   decimal or for rounding;
 - a square root of an integer with a square factor (``\\sqrt{8}``, ``\\sqrt{144}``), a square root in a
-  denominator, a fraction of integers not in lowest terms, a mixed number;
+  denominator or a fraction under a root (``\\sqrt{\\frac{2}{3}}``), a fraction of integers not in lowest
+  terms, a mixed number;
 - the form the problem asks for: "in terms of $\\pi$" keeps ``\\pi``; "interval notation" is an
   interval, not an inequality; "to the nearest tenth / hundredth / thousandth / whole number" has
   that many decimals; "expand" leaves no parenthesised sum; "what percent" is the reference's number.
@@ -41,6 +42,8 @@ _OPERATIONS |= {"\\arccos", "\\arctan", "\\sum", "\\prod", "\\int", "\\lim", "d/
 _DECIMAL = re.compile(r"\d*\.\d")
 ASKS_ROUNDING = re.compile(r"decimal|round|nearest|approximat|estimate|significant", re.IGNORECASE)
 _ROOT_IN_DENOMINATOR = re.compile(r"\\[dt]?frac\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\d)\s*\{[^{}]*\\sqrt|/\s*\\sqrt")
+# A fraction under a root, ``\\sqrt{\\frac{2}{3}}`` or ``\\sqrt{2/3}``: simplest radical form takes it out.
+_FRACTION_UNDER_ROOT = re.compile(r"\\sqrt\s*(?:\[[^\]]*\]\s*)?\{\s*(?:\\[dt]?frac\b|[^{}]*/)")
 _FRACTION = re.compile(
     r"\\[dt]?frac\s*(?:\{\s*(\d+)\s*\}|(\d))\s*(?:\{\s*(\d+)\s*\}|(\d))|(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d.])"
 )
@@ -167,6 +170,8 @@ def strict_refusal(answer: str, reference: str, problem: str | None = None) -> s
         return "radical not simplified"
     if _ROOT_IN_DENOMINATOR.search(judged) and not _ROOT_IN_DENOMINATOR.search(wanted):
         return "radical in the denominator"
+    if _FRACTION_UNDER_ROOT.search(judged) and not _FRACTION_UNDER_ROOT.search(wanted):
+        return "fraction under the radical"
     if _unreduced(judged) and not _unreduced(wanted):
         return "fraction not in lowest terms"
     if _MIXED.search(judged) and not _MIXED.search(wanted):
