@@ -5,8 +5,8 @@ MS_seed / (S n) with f1 = S - 1 degrees of freedom (2 or 4 on the grid) and the 
 terms net of the residual: tens to hundreds of df). The fiducial mixture over both is the Behrens-Fisher
 fiducial distribution: exact when one part dominates (Student's t with f1, or with the problem df) and
 conservative in between. Measured (docs/statistics.md): with the seed term's mean square held at its
-expectation the 30-40-problem designs cover 0.946-0.965; with the problem terms held there they stay at
-0.956-0.971; on normal tables with the same expected mean squares the mixture covers exactly as much as
+expectation the 30-40-problem designs cover 0.945-0.958 (15 of 16); with the problem terms held there they
+stay at 0.955-0.969; on normal tables with the same expected mean squares the mixture covers exactly as much as
 on the Bernoulli tables. The over-coverage is the mixing of a 2-4 df term with a well-determined one, not
 the truncation at 0 and not the data.
 
@@ -22,8 +22,9 @@ estimate; the scale of V drops out), at a true seed share r = a / (a + b) the si
 The fiducial mixture is one such c (its half-width over sqrt(V) depends on rho alone); Welch (1947) and
 Aspin (1948) asked for the c with size(r) = alpha at EVERY r. Here c is piecewise linear in rho on KNOTS
 knots and solved by least squares over a grid of true shares (quadrature over X1 and X2 at stratified
-quantiles, denser in X1's lower tail, where the large t values come from), with a small penalty on its
-second differences (the integral equation is of the first kind: the penalty keeps c smooth); then c is
+quantiles, denser in X1's lower tail, where the large t values come from), with a small penalty on the
+second differences of log(c / t start) (the integral equation is of the first kind: the penalty keeps c
+smooth); then c is
 scaled up, if needed, until the largest size over a finer grid of shares is at most alpha. At r = 1 the
 test is Student's t with f1 df, at r = 0 with f2: c(1) and c(0) come out as those quantiles.
 
