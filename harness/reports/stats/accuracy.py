@@ -170,8 +170,10 @@ def difference(
 def _difference(estimate, terms, seeds, problems, kind, level) -> Difference:
     low, high, p_value, se, nu = interval(estimate, terms, level)
     over = "problems only (1 seed: seed-to-seed variation not measured)" if seeds == 1 else "seeds x problems"
-    test = "Welch-Aspin critical value at the seed share" if seeds >= 3 and kind == "paired" else "t mixture"
-    method = f"{kind}: crossed random-effects interval over {over} ({test} over the mean squares' df), {100 * level:g}%"
+    test = "t mixture over the mean squares' df"
+    if seeds >= 3 and kind == "paired":  # crossed.calibrated: the Welch-Aspin test
+        test = "Welch-Aspin critical value at the estimated seed share"
+    method = f"{kind}: crossed random-effects interval over {over} ({test}), {100 * level:g}%"
     paired = kind == "paired"
     return Difference(100 * estimate, 100 * low, 100 * high, seeds, problems, paired, method, p_value, 100 * se, nu)
 
