@@ -16,9 +16,11 @@ which the two-way ANOVA mean squares estimate without bias: (MS_seed + MS_proble
 For Avg the seed term comes from the per-seed Avg (a seed's shift is shared by its benchmarks) and the
 problem terms add over benchmarks (divided by J^2). The estimator and its interval live in
 harness.reports.stats.crossed: the seed term is the whole MS_seed (never truncated), the problem term is
-net of the residual, and the interval is a normal mixture over the mean squares' fiducial draws (Student's
-t with the design's own df where one mean square dominates; no plugged-in df), cut to +-100 points; the
-p-value is the same mixture's, so p < 1 - level exactly when the interval excludes 0. One shared seed:
+net of the residual; with 3+ paired seeds the interval is estimate +- c SE with the Welch-Aspin critical
+value c at the estimated seed share (its size is the level whatever the share: harness.reports.stats.
+welch_aspin), otherwise a normal mixture over the mean squares' fiducial draws (Student's t with the
+design's own df where one mean square dominates; no plugged-in df); cut to +-100 points. The p-value
+comes from the same test, so p < 1 - level exactly when the interval excludes 0. One shared seed:
 problems only; the interval then holds for that training run and says nothing of seed-to-seed variation
 (the method text says so). Rows without shared seeds but with the same problems keep the problems paired
 (seed terms of each row added: "unpaired seeds, paired problems"); rows without shared problems are
@@ -168,9 +170,10 @@ def difference(
 def _difference(estimate, terms, seeds, problems, kind, level) -> Difference:
     low, high, p_value, se, nu = interval(estimate, terms, level)
     over = "problems only (1 seed: seed-to-seed variation not measured)" if seeds == 1 else "seeds x problems"
-    method = (
-        f"{kind}: crossed random-effects interval over {over} (t mixture over the mean squares' df), {100 * level:g}%"
-    )
+    test = "t mixture over the mean squares' df"
+    if seeds >= 3 and kind == "paired":  # crossed.calibrated: the Welch-Aspin test
+        test = "Welch-Aspin critical value at the estimated seed share"
+    method = f"{kind}: crossed random-effects interval over {over} ({test}), {100 * level:g}%"
     paired = kind == "paired"
     return Difference(100 * estimate, 100 * low, 100 * high, seeds, problems, paired, method, p_value, 100 * se, nu)
 

@@ -106,14 +106,14 @@ def check_seeds(payload: dict) -> None:
 
 
 def power_basis(payload: dict | None) -> str:
-    """What the power figures are: at stated assumptions, or averaged over what a measured pilot leaves open."""
+    """What the power figures are: at stated assumptions, or at the fiducial medians of a pilot's mean squares."""
     if payload is None:
         return "power: simulated at the stated components (normal tables of the mean squares)"
     seeds = sorted({len(s) for row in payload["rows"].values() for s in row.values()})
     measured_seeds = f"{seeds[0]}" if seeds[0] == seeds[-1] else f"{seeds[0]}-{seeds[-1]}"
     return (
-        "power: simulated from the logit model fitted to the scores, averaged over the pilot's uncertainty in its "
-        f"variance components (fiducial draws of its mean squares; {measured_seeds} seeds per row measured)"
+        "power: simulated from the logit model fitted to the scores, its variance components at the fiducial "
+        f"medians of the pilot's mean squares (median-unbiased; {measured_seeds} seeds per row measured)"
     )
 
 
