@@ -79,7 +79,7 @@ _UNIT_WORD = {name: re.compile(rf"(?:{pattern})", re.IGNORECASE) for name, patte
 _ANY_UNIT = "|".join(f"(?:{pattern})" for pattern in _UNITS.values())
 # The power of a unit of length: "square feet", "sq ft", "ft^2", "ft²", "feet squared" (2); "cubic", "^3" (3).
 _PREFIX = r"(?P<pre>(?:square|sq\.?|cubic|cu\.?)\s+)?"
-_SUFFIX = r"(?P<post>\s*\}?\s*\^\s*\{?\s*[23]|\s*[²³]|\s+squared|\s+cubed)?"
+_SUFFIX = r"(?P<post>\s*(?:\}\s*)?\^\s*\{?\s*[23]|\s*[²³]|\s+squared|\s+cubed)?"
 _LENGTHS = ("mm", "cm", "km", "m", "in", "ft", "yd", "mi")
 _ASKED_UNIT = re.compile(
     rf"\b(?:in|into|to|how many|number of)\s+{_PREFIX}(?P<unit>{_ANY_UNIT})(?![A-Za-z]){_SUFFIX}", re.IGNORECASE
