@@ -58,7 +58,8 @@ import re
 
 from benchmarks.grading.math_asked import unit_after
 from benchmarks.grading.math_commit import CLOSING, FINAL_CHARS, commitment, may_state
-from benchmarks.grading.math_final import answer_text, concluding_line, final_answer, unit_qualifier
+from benchmarks.grading.math_conclusion import concluding_line
+from benchmarks.grading.math_final import answer_text, final_answer, unit_qualifier
 from benchmarks.grading.math_glyphs import ascii_forms
 from benchmarks.grading.math_hidden import (
     ADDRESS_CHARS,

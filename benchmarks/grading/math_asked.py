@@ -14,7 +14,9 @@
 - a chain of equalities whose plain numbers differ (``n = 13 = 12``);
 - a unit other than the one the question asks for ("in meters", "how many minutes", "how many
   cents" answered in dollars), both units of a table of common units (length, mass, time, volume,
-  money), read as the first unit word after the number ("60 miles per hour": miles);
+  money), read as the first unit word after the number ("60 miles per hour": miles); a unit of length
+  with its power: a length where an area is asked ("12 feet" for square feet), an area where a length
+  or a volume is ("square", "sq", "cubic", "^2", "\u00b2", "squared");
 - another variable: ``y = 12`` where the question asks for $x$ ("find $x$", "what is $x$",
   "solve for $x$", "the value of $x$");
 - a percent where the reference and the question have none (a fraction or a decimal is asked), or,
@@ -75,15 +77,22 @@ _UNITS = {
 }
 _UNIT_WORD = {name: re.compile(rf"(?:{pattern})", re.IGNORECASE) for name, pattern in _UNITS.items()}
 _ANY_UNIT = "|".join(f"(?:{pattern})" for pattern in _UNITS.values())
+# The power of a unit of length: "square feet", "sq ft", "ft^2", "ft²", "feet squared" (2); "cubic", "^3" (3).
+_PREFIX = r"(?P<pre>(?:square|sq\.?|cubic|cu\.?)\s+)?"
+_SUFFIX = r"(?P<post>\s*(?:\}\s*)?\^\s*\{?\s*[23]|\s*[²³]|\s+squared|\s+cubed)?"
+_LENGTHS = ("mm", "cm", "km", "m", "in", "ft", "yd", "mi")
 _ASKED_UNIT = re.compile(
-    rf"\b(?:in|into|to|how many|number of)\s+(?:square\s+|cubic\s+)?({_ANY_UNIT})(?![A-Za-z])", re.IGNORECASE
+    rf"\b(?:in|into|to|how many|number of)\s+{_PREFIX}(?P<unit>{_ANY_UNIT})(?![A-Za-z]){_SUFFIX}", re.IGNORECASE
 )
 _ANSWER_UNIT = re.compile(  # the first unit word after the number ("60 miles per hour": miles)
-    rf"\d\s*(?:\\[,;: ]|~|\s)*(?:\\(?:text|mathrm|mbox|textrm)\s*\{{\s*)?({_ANY_UNIT})(?![A-Za-z])", re.IGNORECASE
+    rf"\d\s*(?:\\[,;: ]|~|\s)*(?:\\(?:text|mathrm|mbox|textrm)\s*\{{\s*)?{_PREFIX}(?P<unit>{_ANY_UNIT})"
+    rf"(?![A-Za-z]){_SUFFIX}",
+    re.IGNORECASE,
 )
 # A unit word right after an answer's box ("$\\boxed{150}$ millimeters long"), outside the box.
 _UNIT_AFTER = re.compile(
-    rf"[\s$}})]*(?:\\(?:text|mathrm|mbox|textrm)\s*\{{\s*)?({_ANY_UNIT})(?![A-Za-z])", re.IGNORECASE
+    rf"[\s$}})]*(?:\\(?:text|mathrm|mbox|textrm)\s*\{{\s*)?{_PREFIX}(?P<unit>{_ANY_UNIT})(?![A-Za-z]){_SUFFIX}",
+    re.IGNORECASE,
 )
 _DOLLAR_SIGN = re.compile(r"^\s*(?:\\\$|\$|\\text\{\s*\\?\$\s*\})\s*\d")
 _ASKED_VARIABLE = re.compile(
@@ -108,10 +117,19 @@ def _unit(text: str) -> str | None:
     return next((name for name, pattern in _UNIT_WORD.items() if pattern.fullmatch(text.strip())), None)
 
 
+def _power(found: re.Match) -> int:
+    """The power a unit match raises its unit to: 2 for an area ("square feet", "ft^2"), 3 for a volume."""
+    written = ((found.group("pre") or "") + (found.group("post") or "")).lower()
+    return 2 if ("sq" in written or "2" in written or "²" in written) else 3 if written.strip() else 1
+
+
 def unit_after(after: str) -> str | None:
-    """The unit word (of the table above) that the text right after an answer's box starts with, else None."""
+    """The unit word (of the table above) that the text right after an answer's box starts with, with
+    its power ("square feet" for "ft^2"), else None."""
     found = _UNIT_AFTER.match(after, 0, 80)
-    return None if found is None else found.group(1)
+    if found is None:
+        return None
+    return {1: "", 2: "square ", 3: "cubic "}[_power(found)] + found.group("unit")
 
 
 def _unit_refusal(answer: str, problem: str, written: str) -> str | None:
@@ -119,11 +137,15 @@ def _unit_refusal(answer: str, problem: str, written: str) -> str | None:
     asked = list(_ASKED_UNIT.finditer(problem))
     if not asked:
         return None
-    want = _unit(asked[-1].group(1))
+    want = _unit(asked[-1].group("unit"))
     if named is None:  # a dollar sign, as written (`answer` has it dropped), is a unit too
         return "another unit than asked" if want == "cent" and _DOLLAR_SIGN.match(written) else None
-    have = _unit(named.group(1))
-    return "another unit than asked" if have and want and have != want else None
+    have = _unit(named.group("unit"))
+    if have and want and have != want:
+        return "another unit than asked"
+    # A length where an area is asked ("12 feet" for square feet), or an area where a volume is: another kind.
+    lengths = have in _LENGTHS and want in _LENGTHS
+    return "another unit than asked" if lengths and _power(named) != _power(asked[-1]) else None
 
 
 def _percent_refusal(answer: str, reference: str, problem: str | None) -> str | None:

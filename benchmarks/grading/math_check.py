@@ -301,12 +301,23 @@ def _asked_candidates(problem: str) -> tuple[str, ...]:
     when the asking sentence holds it ("What is $\\frac23$ of $\\frac9{10}$?"), for numbers the story of
     a word problem gives are the solver's to combine ("She makes $\\frac23$ of it. How much ...?")."""
     candidates = problem_candidates(problem)
-    if not any(NUMBER_LITERAL.fullmatch(candidate) for candidate in candidates):
+    if not any(NUMBER_LITERAL.fullmatch(candidate) or _given(candidate) for candidate in candidates):
         return candidates
-    asking = " ".join(
-        sentence for sentence in _SENTENCE_BREAK.split(problem) if sentence.endswith("?") or _ASKING.match(sentence)
+    sentences = _SENTENCE_BREAK.split(problem)
+    asking = " ".join(sentence for sentence in sentences if sentence.endswith("?") or _ASKING.match(sentence))
+    # A constant the story gives ("has area $\\frac{3\\sqrt3}{4}$. Find the altitude.") is data too, where a
+    # question sentence of its own follows it: the answer built from it is worked out, not given back.
+    story = " ".join(sentence for sentence in sentences if sentence not in asking) if asking else ""
+    return tuple(
+        c
+        for c in candidates
+        if not (NUMBER_LITERAL.fullmatch(c) and c not in asking) and not (_given(c) and c in story and c not in asking)
     )
-    return tuple(c for c in candidates if not NUMBER_LITERAL.fullmatch(c) or c in asking)
+
+
+def _given(candidate: str) -> bool:
+    """Whether `candidate` is a constant (numbers and commands, no variable), such as ``2\\sqrt{5}``."""
+    return re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", candidate)) is None
 
 
 def _non_answer(text: str, reference: str, problem: str | None) -> str | None:

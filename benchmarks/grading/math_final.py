@@ -20,14 +20,17 @@ unit words it dropped, `unit_qualifier` the unit they name.
 alone for a text after a withdrawn box). In order, the first that applies:
 1. a last line whose one bold span is a value ("20 is **25%** of 80.", "Therefore there are **8**
    such integers.", "**5.2 \u00d7 10\u207b\u2074**"), with no doubt in the rest of the line;
-2. a last line of its own paragraph that is nothing but an answer ("35", "d = 5\u221a2", "$(x, y) = (3, 2)$");
+2. a last line of its own paragraph that is nothing but an answer ("35", "d = 5\u221a2", "$(x, y) = (3, 2)$"),
+   or a last line of one plain value right under the working ("2^6 = 64.\n6");
 3. a last sentence, closed by its full stop, that concludes ("so", "therefore", "in total", a verb of
-   result: "is", "measures", "has", "reduces to"; or a paragraph of its own) and names exactly one
+   result: "is", "measures", "has", "reduces to"; a short label and a colon before the value: "Counting
+   them: seven."; or a paragraph of its own) and names exactly one
    value without a doubt ("not", "if", "or", "about"): one number, one math span, or else one number
    in words ("So a cube has twelve edges."); a currency ``\\$`` is no math delimiter. With a relative
    clause ("..., which reduces to \u00bd.") the last clause is read. Numbers that only arithmetic joins are
    one value: the last side of a chain ("72.5\u00b0 + 35\u00b0 = 107.5\u00b0"), else the expression left undone
-   ("72 \u00f7 8", which strict grading refuses); an ordered tuple in prose ("(3, 1)") is one value; a value
+   ("72 \u00f7 8", which strict grading refuses); an ordered tuple in prose ("(3, 1)", Unicode minus signs
+   too) is one value; a math span opening with "=" after a name ("Total $= 2 \\times 12$") is its value; a value
    denied as the alternative ("7 sides, not 6") is set aside.
 A name of the value in words before "=" is not part of it ("**LCM = 56**", "Probability = 0.375").
 Characters a reader reads as digits are read so first (`benchmarks.grading.math_glyphs.ascii_forms`).
@@ -144,10 +147,13 @@ def _named(found: tuple[str, tuple[str, ...]] | None, text: str) -> tuple[str, t
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,120})\*\*")
 _LINE_MARKUP = re.compile(r"^[#>\s]+")
-_NOT_A_CONCLUSION = re.compile(r"\b(?:check|verif|note|hint|step|case|if|suppose|assume|let|try|test|guess)", re.I)
+_BARE_VALUE = re.compile(r"\s*\$?\s*-?\d+(?:\.\d+)?(?:/\d+)?\s*\$?\s*\.?\s*")
+NOT_A_CONCLUSION = re.compile(r"\b(?:check|verif|note|hint|step|case|if|suppose|assume|let|try|test|guess)", re.I)
 _DOUBTFUL = re.compile(
     r"\b(?:not|never|no|if|maybe|probably|perhaps|or|either|about|approximately|could|might)\b|n't\b|\?", re.I
 )
+# A sentence that opens with a short label and a colon ("Counting them: seven", "Total: four") gives its value.
+_COLON_LABEL = re.compile(r"\s*[A-Za-z][A-Za-z ]{0,40}:\s+(?=\S)")
 _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
 # The clause a sentence concludes in: after ", so" / ", therefore", or a relative clause of result.
 _CONCLUDING_CLAUSE = re.compile(
@@ -171,7 +177,9 @@ _FRACTION = re.compile(r"(?<![\w.^_{\\])(?:\d+\s*)?\\frac\{\d+\}\{\d+\}")  # a v
 
 def _values(sentence: str) -> list[tuple[str, int, int]]:
     """(value, start, end) of each number, fraction, ordered tuple and math span of a sentence, in order."""
-    spans = [((m.group(1) or m.group(2)).strip(), m.start(), m.end()) for m in _SPAN.finditer(sentence)]
+    sentence = sentence.replace("\u2212", "-")  # "(\u22122, \u22123)": a Unicode minus is a minus sign
+    # A span that opens with "=" ("Total $= 2 \times 12$ seats") gives the value the words before it name.
+    spans = [((m.group(1) or m.group(2)).strip(" =\n"), m.start(), m.end()) for m in _SPAN.finditer(sentence)]
     prose = _SPAN.sub(lambda m: " " * len(m.group()), sentence)
     tuples = [(m.group(), m.start(), m.end()) for m in _TUPLE.finditer(prose) if not _GROUPED.fullmatch(m.group(1))]
     for _, start, end in tuples:
@@ -224,7 +232,9 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
     line_start = tail.rfind("\n") + 1
     line = _LINE_MARKUP.sub("", tail[line_start:])
     alone = own_paragraph and tail[:line_start].rstrip(" \t").endswith("\n\n")
-    if "**" in line and not _NOT_A_CONCLUSION.match(line):  # 1: the bold value of the last line
+    # A last line of one plain value ("...\n2^6 = 64.\n6") stands apart even without a blank line.
+    alone = alone or (own_paragraph and line_start > 0 and _BARE_VALUE.fullmatch(line) is not None)
+    if "**" in line and not NOT_A_CONCLUSION.match(line):  # 1: the bold value of the last line
         bold = _BOLD.findall(line)
         if len(bold) == 1:
             answer = answer_text(bold[0])
@@ -235,7 +245,7 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
                 return _named(found, bold[0])
     if alone and not line.rstrip().endswith(":"):  # 2: a last line of its own paragraph
         answer = answer_text(line.strip().strip("*"))
-        if answer is not None and re.search(r"[\d\\]", answer) and not _NOT_A_CONCLUSION.match(line):
+        if answer is not None and re.search(r"[\d\\]", answer) and not NOT_A_CONCLUSION.match(line):
             return _named(_with_unit(answer, unit_words(line)), line)
     if not tail.endswith(".") or tail.endswith(".."):
         return None
@@ -244,7 +254,8 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
     if conclusion is not None:  # "In fact $180 - 60 - 75 = 45$, so the angle is 45 degrees": its last clause
         sentence = sentence[conclusion.start() :]
     alone = alone and "\n" not in tail[line_start:] and sentence == line.rstrip(".").replace("\\$", "")
-    if not (alone or _CONCLUDING.search(sentence) or _CONCLUDING_VERB.search(sentence)):
+    labelled = _COLON_LABEL.match(sentence) is not None and not NOT_A_CONCLUSION.match(sentence.lstrip())
+    if not (alone or labelled or _CONCLUDING.search(sentence) or _CONCLUDING_VERB.search(sentence)):
         return None
     if _DENIED_ALTERNATIVE.search(sentence) and _values(_DENIED_ALTERNATIVE.sub(" ", sentence)):
         sentence = _DENIED_ALTERNATIVE.sub(" ", sentence)  # "has 7 sides, not 6": 7, the value that stays
@@ -261,34 +272,3 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
         return _with_unit(value, sentence[end:], sentence[:start])
     words = spelled_numbers(sentence)
     return _with_unit(words[0][0], sentence[words[0][2] :], sentence[: words[0][1]]) if len(words) == 1 else None
-
-
-# A sign of conclusion before the last line's value: therefore, an arrow or an implication.
-_CONCLUDES = re.compile(
-    r"\u2234|\u21d2|\u2192|\u27f9|\u27f6|\u21a6|=>|->|\\(?:therefore|Rightarrow|implies|Longrightarrow|longrightarrow"
-    r"|rightarrow|to)(?![A-Za-z])"
-)
-# A short label and a colon before it ("In interval notation:", "Result:"), not a step of the work.
-_LABEL = re.compile(r"[A-Za-z][A-Za-z ]{0,40}:(?!\S)")
-_MARKUP = re.compile(r"^[#>*\s]+|[*\s]+$")
-_LATEX_SPACE = re.compile(r"^\s*(?:\\[,;:! ]|\\quad|\\qquad|~|\s)*")
-
-
-def concluding_line(seen: str) -> str | None:
-    """A last line that concludes on one value: a sign of conclusion ("\u2234 $f(5) = 6$", "Answer
-    $\\Rightarrow 24$") or a short label with a colon ("In interval notation: (-\u221e, 3]") before a
-    value that is nothing but an answer (`answer_text`)."""
-    line = _MARKUP.sub("", seen.rstrip()[-ANSWER_TEXT_CHARS:].rsplit("\n", 1)[-1])
-    if not line:
-        return None
-    signs = list(_CONCLUDES.finditer(line))
-    if signs:
-        value = _LATEX_SPACE.sub("", line[signs[-1].end() :])
-        if "$" in line[: signs[-1].start()] and value.count("$") % 2:  # the sign inside a math span
-            value = "$" + value
-    else:
-        label = _LABEL.match(line)
-        if label is None or _NOT_A_CONCLUSION.search(label.group()):
-            return None
-        value = line[label.end() :]
-    return answer_text(value)

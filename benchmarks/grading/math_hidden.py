@@ -131,6 +131,10 @@ _ADDRESS = re.compile(
     + r"|\b(?:dear|hey|hello|hi|to (?:the|any|all|my)) " + _GRADER
     + r"|(?:^|\n|[(\[{]|\W-)\W*(?:note (?:to|for) )?(?:the )?(?:" + _GRADER + r"|system|admin|assistant|ai)\s*[:,]"
     + r"|[\[<]\s*(?:system|admin|grader|evaluator)\b|\bsystem (?:note|message|override|prompt|instruction)"
+    # A new turn of a chat template opened inside the completion ("<|im_start|>grader", "[INST]"): a fake
+    # message to whoever reads it. An end-of-turn or end-of-text token alone ("<|im_end|>") opens none.
+    + r"|<\|\s*(?:im_start|start_header_id|system|user|assistant|human|model|grader|judge|evaluator)\s*\|>"
+    + r"|<start_of_turn>|\[/?inst\]|<<\s*/?sys\s*>>"
     + r"|\b(?:mark|grade|score|treat|accept|record|rate)\s+(?:this|it|me|(?:my|the|this|that|our) (?:answer"
     r"|solution|work|response|submission|result|attempt)(?: below| above)?)\s+(?:as\s+)?(?:correct|right|valid|accepted"
     r"|a pass|full)\b"
@@ -214,7 +218,7 @@ def defines_macros(text: str) -> bool:
 _ADDRESS_HINT = re.compile(
     r"grad|evaluat|judg|check|scor|mark|review|verif|assess|examin|reward|system|admin|whoever|accept|credit"
     r"|award|ignore|rate|your|return|output|respon|repl|verdict|label|been|if you|ai\b|llm|annotat|proctor|assistant"
-    r"|model|deserv|merit|correct|true|pass|valid|approv|status|outcome|result|point"
+    r"|model|deserv|merit|correct|true|pass|valid|approv|status|outcome|result|point|<\||start_of_turn|\[/?inst\]|<<"
 )
 
 

@@ -141,6 +141,9 @@ def _plus_minus(answer: str) -> str:
     return f"{side.replace(chr(92) + 'pm', '+')}, {side.replace(chr(92) + 'pm', '-')}"
 
 
+_SPACE_PERCENT = re.compile(r"(?:\s|~|\\[,;:! ]|\\(?:thin|med|thick)space\b)+(?=\\%)")
+
+
 def typographic(text: str) -> str:
     """One spelling per symbol: Unicode minus and dashes, times, dots, the root sign, ``\\over``, a
     number in ``\\text{}``, degrees as ``^\\circ``."""
@@ -156,6 +159,8 @@ def typographic(text: str) -> str:
             return f"\\frac{{{found.group(1).strip()}}}{{{found.group(2).strip()}}}"
 
         text = _OVER.sub(fraction, _OVER_GROUP.sub(fraction, text))
+    if "%" in text and "\\" in text:  # "25\\,\\%": spacing before the percent sign is no part of the value
+        text = _SPACE_PERCENT.sub("", text)
     if "\u00b0" in text or "degree" in text or "circ" in text:
         text = _DEGREE_FORMS.sub(lambda _: "^\\circ", text)
     return text

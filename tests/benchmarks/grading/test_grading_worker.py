@@ -88,8 +88,10 @@ def test_imports_point_one_way():
     }
     assert project_imports("math_asked.py") == {"benchmarks.grading.math_equation_form"}
     assert project_imports("math_equation_form.py") == set()
+    assert project_imports("math_conclusion.py") == {"benchmarks.grading.math_final"}
     assert project_imports("math_answer.py") == {
         "benchmarks.grading.math_asked",
+        "benchmarks.grading.math_conclusion",
         "benchmarks.grading.math_final",
         "benchmarks.grading.math_glyphs",
         "benchmarks.grading.math_hidden",
