@@ -8,32 +8,7 @@ from harness.models import BUILTIN_MODELS, build_tiny, load_model, parameter_cou
 from harness.rollout.engine import chat_prompt
 
 
-def roundtrip(model, tokenizer, tmp_path):
-    model.save_pretrained(tmp_path)
-    tokenizer.save_pretrained(tmp_path)
-    return load_model(str(tmp_path))
-
-
-def check_model(name, text, tmp_path):
-    model, tokenizer = load_model(name)
-    model.eval()
-    prompt = chat_prompt(tokenizer, text)
-    enc = tokenizer([prompt], return_tensors="pt", add_special_tokens=False)
-    torch.manual_seed(0)
-    out = model.generate(**enc, max_new_tokens=6, do_sample=True, pad_token_id=tokenizer.pad_token_id)
-    new_tokens = out[0, enc.input_ids.shape[1] :]
-    assert 1 <= len(new_tokens) <= 6
-    assert isinstance(tokenizer.decode(new_tokens, skip_special_tokens=True), str)
-
-    model2, tokenizer2 = roundtrip(model, tokenizer, tmp_path)
-    model2.eval()
-    assert chat_prompt(tokenizer2, text) == prompt  # the chat template survives
-    with torch.no_grad():
-        assert torch.equal(model(**enc).logits, model2(**enc).logits)
-    return model, tokenizer
-
-
-def test_tiny_model(tmp_path):
+def test_tiny_model(check_model, tmp_path):
     model, tokenizer = check_model("tiny", "07+45=", tmp_path)
     assert 100_000 <= sum(p.numel() for p in model.parameters()) <= 2_000_000
     assert chat_prompt(tokenizer, "07+45=") == "<|user|>07+45=<|assistant|>"
@@ -49,14 +24,6 @@ def test_tiny_is_deterministic_from_seed(tmp_path):
     c = load_model(str(build_tiny(tmp_path / "c", seed=4)))[0]
     pa, pb, pc = (torch.cat([p.flatten() for p in m.parameters()]) for m in (a, b, c))
     assert torch.equal(pa, pb) and not torch.equal(pa, pc)
-
-
-def test_smollm2_from_the_wheel(tmp_path):
-    model, tokenizer = check_model("smollm2-135m-instruct", "What is 2 + 3? Answer with just the number.", tmp_path)
-    assert "<|im_start|>assistant" in chat_prompt(tokenizer, "hi")
-    # the cached folder holds plain float32 weights, not a GGUF quantisation
-    assert getattr(model.config, "quantization_config", None) is None
-    assert all(p.dtype == torch.float32 for p in model.parameters())
 
 
 @pytest.mark.parametrize("name", list(BUILTIN_MODELS))
@@ -146,7 +113,7 @@ def test_a_gpt2_folder_loads(architectures):
     assert type(model).__name__ == "GPT2LMHeadModel" and tokenizer.pad_token is not None
 
 
-def test_tiny_countdown_is_the_tiny_family_at_about_a_million_parameters(tmp_path):
+def test_tiny_countdown_is_the_tiny_family_at_about_a_million_parameters(check_model, tmp_path):
     from harness.models import parameter_count
 
     model, tokenizer = check_model("tiny-countdown", "3 5 7>22:", tmp_path)

@@ -1,9 +1,21 @@
-"""The real SmolLM2-135M-Instruct: two RL steps of the `smol` profile with a tiny batch, and `harness eval`
-on the math suite. Both live in this file so that one test worker de-quantises the model once."""
+"""The real SmolLM2-135M-Instruct: loaded from the wheel, two RL steps of the `smol` profile with a tiny
+batch, and `harness eval` on the math suite. All live in this file so that one test worker de-quantises
+the model once."""
 
 import json
 
+import torch
+
 from harness.cli import main
+from harness.rollout.engine import chat_prompt
+
+
+def test_smollm2_from_the_wheel(check_model, tmp_path):
+    model, tokenizer = check_model("smollm2-135m-instruct", "What is 2 + 3? Answer with just the number.", tmp_path)
+    assert "<|im_start|>assistant" in chat_prompt(tokenizer, "hi")
+    # the cached folder holds plain float32 weights, not a GGUF quantisation
+    assert getattr(model.config, "quantization_config", None) is None
+    assert all(p.dtype == torch.float32 for p in model.parameters())
 
 
 # SmolLM2 generates ~60 tokens/s here: 2 problems per benchmark keep it to a real model's smoke test
