@@ -19,7 +19,7 @@ box of the final part, and with none left the completion has no answer. "either"
 box in its sentence is no commitment either. A withdrawn box whose place a concluding last
 sentence takes (`benchmarks.grading.math_final.final_statement`) has that sentence's value. The
 other committed answers are returned as text; the grader credits only when each of them equals the
-answer in value (`benchmarks.grading.math_check`),
+answer in value (`benchmarks.grading.math_full_check`),
 so ``\\boxed{12}`` followed by "The final answer is 13." is refused, and by "The final answer is 12."
 credited. The words around the answer travel with it as qualifiers: a bound or an estimate in its
 clause ("at most", "or fewer", "roughly") and a unit word right after its box, which the grader
@@ -29,9 +29,9 @@ here is linear in the final part, which is at most FINAL_CHARS long.
 
 import re
 
+from benchmarks.grading.math_address import addresses_grader
 from benchmarks.grading.math_asked import unit_after
 from benchmarks.grading.math_final import final_statement
-from benchmarks.grading.math_hidden import addresses_grader
 from benchmarks.grading.math_scope import (
     CLAUSE_CHARS,
     clause_before,
@@ -47,7 +47,7 @@ AFTER_CHARS = 2_000  # the text after the answer's box read for other answers
 ALONE_CHARS = 20  # a paragraph with fewer characters than this besides its box is the box alone
 MAX_FINAL_BOXES = 12  # more boxes than this in the final part commit to none of them
 
-Box = tuple[int, int, int, int]  # as benchmarks.grading.math_answer's: start, content start, content end, end
+Box = tuple[int, int, int, int]  # as benchmarks.grading.math_boxes': start, content start, content end, end
 
 _FIRST_GUESS = re.compile(
     r"\b(?:first (?:guess(?:ed)?|thought|got|wrote|answer)|initially|at first|originally|guessed"
@@ -211,7 +211,7 @@ def commitment(seen: str, group: list[Box], scan) -> Committed | None:
     whose place a later answer statement takes, that statement being the answer; None when the
     completion commits to no answer. `seen`: what a reader sees; `group`: the last box with the boxes
     of the same answer before it; `scan(text)`: every closed box of `text`
-    (`benchmarks.grading.math_answer`'s linear scan)."""
+    (`benchmarks.grading.math_boxes`' linear scan)."""
     first, end = group[0][0], group[-1][3]
     # The common case first, on a superset of the final part (any text it would not read makes it
     # take the full path, which decides alike): no other box, no digit, "$" or "*" that a statement

@@ -4,7 +4,7 @@
     concluding_line("...\nIn interval notation: (-3, 3]")   # "(-3, 3]"
     concluding_line("...\nCheck: 7")                        # None: a check is a step of the work
 
-Read by `benchmarks.grading.math_answer` (its rule 6) after the final statements of
+Read by `benchmarks.grading.math_unboxed` (rule 6) after the final statements of
 `benchmarks.grading.math_final`; the value must be nothing but an answer (`math_final.answer_text`).
 """
 

@@ -15,8 +15,10 @@ reads.
    styles and elements, folded or struck-out text, markup); a box whose content is all hidden is
    empty; text that rewrites what is shown (macro definitions) or speaks to whoever grades (a note,
    a role label such as "System:", a chat template's turn opened in the completion ("<|im_start|>"),
-   an instruction about the verdict, in English or another language: `math_foreign`) leaves no answer.
-2. What it commits to (`math_answer`, `math_commit`, `math_final`, `math_conclusion`, `math_scope`): the
+   an instruction about the verdict, in English or another language: `math_address`, `math_foreign`)
+   leaves no answer.
+2. What it commits to (`math_answer`, `math_boxes`, `math_unboxed`, `math_commit`, `math_final`,
+   `math_conclusion`, `math_scope`, `math_retraction`): the
    last box, else a final answer statement, concluding sentence, bold final value or last line of its own; every
    other answer of the final part (an alternative offered beside the box too) must agree with it,
    and the words of its clause must not deny, withdraw, bound or estimate it (unless asked).

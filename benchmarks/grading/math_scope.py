@@ -28,7 +28,7 @@ parenthesis). Cues come in classes, each word with its inflections ("reject", "r
   "estimate", "ballpark" before it; "or so", "give or take", "more or less", "plus or minus", "or
   thereabouts" after it.
 A bound or estimate is what the answer says, not a reason to drop it: the grader refuses it unless
-the question asks for one ("find an upper bound", "estimate"; `benchmarks.grading.math_check`); a
+the question asks for one ("find an upper bound", "estimate"; `benchmarks.grading.math_full_check`); a
 question for an extreme value ("the maximum", "at most how many") asks for the value. `hinted` is
 the common case's gate: one byte translation and one word split tell that a text has none of these
 words (nor a grader's).
@@ -137,7 +137,7 @@ _GRADER_HINTS = frozenset(word.encode() for word in _GRADER_WORDS + ("automated"
 
 def mentions_grader(text: str) -> bool:
     """Whether `text` may address the grader (a word of `_GRADER_WORDS`, any case, or a non-ASCII
-    character): the gate of `benchmarks.grading.math_hidden.addresses_grader` on a completion's head."""
+    character): the gate of `benchmarks.grading.math_address.addresses_grader` on a completion's head."""
     if not text.isascii():
         return True
     return not _GRADER_HINTS.isdisjoint(text.encode().translate(_TABLE).split())

@@ -34,12 +34,14 @@ Nothing here raises: any failure on odd input reads as "nothing found".
 
 import re
 
-from benchmarks.grading.math_answer import extract, last_box, opens_with_address
+from benchmarks.grading.math_answer import extract, opens_with_address
 from benchmarks.grading.math_asked import asked_refusal
+from benchmarks.grading.math_boxes import last_box
 from benchmarks.grading.math_form import last_side, restates
-from benchmarks.grading.math_hidden import manipulates, retracted, visible
+from benchmarks.grading.math_hidden import manipulates, visible
 from benchmarks.grading.math_nonanswer import NEUTRAL, hedge, numeric_sides, restatement_features, side_by_side
 from benchmarks.grading.math_normal import normalized
+from benchmarks.grading.math_retraction import retracted
 from benchmarks.grading.math_strict import ASKS_ROUNDING
 from benchmarks.grading.math_values import problem_candidates
 

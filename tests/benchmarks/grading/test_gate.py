@@ -16,7 +16,8 @@ from benchmarks.grading import math_answer
 from benchmarks.grading.math_answer import extract, plain_box
 from benchmarks.grading.math_check import check_unbounded
 from benchmarks.grading.math_commit import CLOSING, VALUE_CHARS, may_state
-from benchmarks.grading.math_hidden import HIDING_COMMANDS, HIDING_MARKS, RETRACTION_TRIGGERS, hiding_marks
+from benchmarks.grading.math_hidden import HIDING_COMMANDS, HIDING_MARKS, hiding_marks
+from benchmarks.grading.math_retraction import RETRACTION_TRIGGERS
 from benchmarks.grading.probes import (
     load_graded_set,
     load_holdout,

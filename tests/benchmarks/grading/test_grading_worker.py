@@ -68,10 +68,21 @@ def project_imports(name: str) -> set[str]:
 
 
 def test_imports_point_one_way():
-    checking = {"benchmarks.grading.math_answer", "benchmarks.grading.math_form", "benchmarks.grading.math_nonanswer"}
-    checking |= {"benchmarks.grading.math_normal", "benchmarks.grading.math_strict", "benchmarks.grading.math_values"}
-    checking |= {"benchmarks.grading.math_asked", "benchmarks.grading.math_scope"}
-    assert project_imports("math_hidden.py") == {"benchmarks.grading.math_foreign"}
+    checking = {"benchmarks.grading.math_answer", "benchmarks.grading.math_boxes", "benchmarks.grading.math_deadline"}
+    checking |= {"benchmarks.grading.math_extracted", "benchmarks.grading.math_form", "benchmarks.grading.math_verdict"}
+    checking |= {"benchmarks.grading.math_full_check"}
+    full_check = {"benchmarks.grading.math_form", "benchmarks.grading.math_nonanswer", "benchmarks.grading.math_normal"}
+    full_check |= {"benchmarks.grading.math_strict", "benchmarks.grading.math_values", "benchmarks.grading.math_asked"}
+    full_check |= {"benchmarks.grading.math_scope", "benchmarks.grading.math_extracted"}
+    full_check |= {"benchmarks.grading.math_verdict"}
+    assert project_imports("math_hidden.py") == {
+        "benchmarks.grading.math_address",
+        "benchmarks.grading.math_tex_conditionals",
+    }
+    assert project_imports("math_address.py") == {"benchmarks.grading.math_foreign"}
+    assert project_imports("math_retraction.py") == set() and project_imports("math_tex_conditionals.py") == set()
+    assert project_imports("math_extracted.py") == set() and project_imports("math_deadline.py") == set()
+    assert project_imports("math_verdict.py") == {"benchmarks.grading.math_extracted"}
     assert project_imports("math_form.py") == set() and project_imports("math_foreign.py") == set()
     assert project_imports("math_normal.py") == {"benchmarks.grading.math_glyphs"}
     assert project_imports("math_scope.py") == set() and project_imports("math_glyphs.py") == set()
@@ -81,22 +92,33 @@ def test_imports_point_one_way():
         "benchmarks.grading.math_scope",
     }
     assert project_imports("math_commit.py") == {
+        "benchmarks.grading.math_address",
         "benchmarks.grading.math_asked",
         "benchmarks.grading.math_final",
-        "benchmarks.grading.math_hidden",
         "benchmarks.grading.math_scope",
     }
     assert project_imports("math_asked.py") == {"benchmarks.grading.math_equation_form"}
     assert project_imports("math_equation_form.py") == set()
     assert project_imports("math_conclusion.py") == {"benchmarks.grading.math_final"}
-    assert project_imports("math_answer.py") == {
+    assert project_imports("math_boxes.py") == {"benchmarks.grading.math_commit", "benchmarks.grading.math_extracted"}
+    assert project_imports("math_unboxed.py") == {
         "benchmarks.grading.math_asked",
+        "benchmarks.grading.math_boxes",
         "benchmarks.grading.math_conclusion",
+        "benchmarks.grading.math_extracted",
         "benchmarks.grading.math_final",
+        "benchmarks.grading.math_retraction",
+    }
+    assert project_imports("math_answer.py") == {
+        "benchmarks.grading.math_address",
+        "benchmarks.grading.math_boxes",
+        "benchmarks.grading.math_commit",
+        "benchmarks.grading.math_extracted",
         "benchmarks.grading.math_glyphs",
         "benchmarks.grading.math_hidden",
-        "benchmarks.grading.math_commit",
+        "benchmarks.grading.math_retraction",
         "benchmarks.grading.math_scope",
+        "benchmarks.grading.math_unboxed",
     }
     assert project_imports("math_nonanswer.py") == {"benchmarks.grading.math_form"}
     assert project_imports("math_strict.py") == {"benchmarks.grading.math_form", "benchmarks.grading.math_nonanswer"}
@@ -105,6 +127,7 @@ def test_imports_point_one_way():
         "benchmarks.grading.math_nonanswer",
         "benchmarks.grading.math_normal",
     }
+    assert project_imports("math_full_check.py") == full_check
     assert project_imports("math_check.py") == checking
     assert project_imports("grading_worker.py") == {"benchmarks.grading.math_check"}
     assert project_imports("math_grader.py") == {"benchmarks.grading.math_check", "benchmarks.grading.grading_worker"}

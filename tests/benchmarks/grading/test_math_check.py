@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from benchmarks.grading.math_answer import GROUP_CHARS, MAX_BOXES, extract
+from benchmarks.grading.math_answer import extract
+from benchmarks.grading.math_boxes import GROUP_CHARS, MAX_BOXES
 from benchmarks.grading.math_check import (
     ANSWER_CHARS,
     READ_CHARS,
@@ -206,14 +207,14 @@ def test_a_timeout_inside_a_finaliser_is_dropped_quietly_and_other_errors_are_no
     import sys
     import weakref
 
-    from benchmarks.grading.math_check import GradingTimeout, _Deadline
+    from benchmarks.grading.math_deadline import Deadline, GradingTimeout
 
     class Thing:
         pass
 
     seen = []
     previous = sys.unraisablehook
-    deadline = _Deadline(5.0)
+    deadline = Deadline(5.0)
     try:
         deadline.previous_unraisable_hook = lambda unraisable: seen.append(type(unraisable.exc_value))
         for error in (GradingTimeout, ValueError):

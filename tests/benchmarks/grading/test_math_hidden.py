@@ -1,8 +1,9 @@
-"""Hidden boxes and retractions (`benchmarks.grading.math_hidden`)."""
+"""Hidden boxes and retractions (`benchmarks.grading.math_hidden`, `benchmarks.grading.math_retraction`)."""
 
 import pytest
 
-from benchmarks.grading.math_hidden import retracted, visible
+from benchmarks.grading.math_hidden import visible
+from benchmarks.grading.math_retraction import retracted
 
 
 @pytest.mark.parametrize(

@@ -4,13 +4,13 @@ alternative offered beside the box."""
 
 import pytest
 
+from benchmarks.grading.math_address import addresses_grader
 from benchmarks.grading.math_answer import extract, plain_box
 from benchmarks.grading.math_check import check_unbounded, fast_verdict
 from benchmarks.grading.math_final import answer_text, final_answer, final_statement
 from benchmarks.grading.math_foreign import foreign_address, latin_view
 from benchmarks.grading.math_glyphs import ascii_forms, fraction_word, number_word, spelled_numbers
 from benchmarks.grading.math_grader import grade_math
-from benchmarks.grading.math_hidden import addresses_grader
 from benchmarks.grading.math_normal import normalized
 from benchmarks.grading.reward_hacks import suspect_reasons
 

@@ -5,11 +5,11 @@ box framed twice with spacing; a fraction under a root in strict mode."""
 
 import pytest
 
+from benchmarks.grading.math_address import addresses_grader
 from benchmarks.grading.math_asked import other_quantity
 from benchmarks.grading.math_commit import _without_edge_spacing
 from benchmarks.grading.math_final import answer_text, final_answer
 from benchmarks.grading.math_grader import grade_math
-from benchmarks.grading.math_hidden import addresses_grader
 from benchmarks.grading.math_strict import strict_refusal
 
 

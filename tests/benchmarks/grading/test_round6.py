@@ -5,11 +5,11 @@ before a percent sign; a span opening with "=" after a name; a constant the stor
 
 import pytest
 
+from benchmarks.grading.math_address import addresses_grader
 from benchmarks.grading.math_asked import asked_refusal, unit_after
-from benchmarks.grading.math_check import _asked_candidates
 from benchmarks.grading.math_final import final_answer
+from benchmarks.grading.math_full_check import _asked_candidates
 from benchmarks.grading.math_grader import grade_math
-from benchmarks.grading.math_hidden import addresses_grader
 from benchmarks.grading.math_normal import typographic
 
 
