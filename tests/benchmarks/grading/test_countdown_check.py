@@ -66,6 +66,16 @@ def test_strict_needs_true_steps_before_the_answer_lenient_only_the_expression()
     assert grade_countdown("A:1 5*3=15,15+7=22 A:(5*3)+7\nmore", [3, 5, 7], 22)[2] == "(5*3)+7"
 
 
+def test_steps_a_model_can_write_never_raise():
+    # a leading zero: true arithmetic in a step; in the answer, Python syntax refuses it (a wrong answer)
+    assert grade_countdown("33+05=38,38-3=35 A:(33+5)-3", [33, 5, 3], 35) == (True, True, "(33+5)-3")
+    assert grade_countdown("33+05=38,38-3=35 A:(33+05)-3", [33, 5, 3], 35)[:2] == (False, False)
+    assert grade_countdown("8/0=0 A:(5*3)+7", [3, 5, 7], 22)[:2] == (True, False)  # division by zero: false
+    assert grade_countdown("7/2=3 A:(5*3)+7", [3, 5, 7], 22)[:2] == (True, False)  # exact: 7/2 is not 3
+    huge = "9" * 5000  # int() refuses 4300+ digits; such a step is false, not an error
+    assert grade_countdown(f"{huge}+1={huge} A:(5*3)+7", [3, 5, 7], 22)[:2] == (True, False)
+
+
 def test_the_batch_grades_against_specs_and_the_task_grader_routes_by_reference():
     assert parse_spec("countdown:3 5 7>22") == ([3, 5, 7], 22)
     texts = ["5*3=15,15+7=22 A:(5*3)+7", "A:(5*3)+7", "The answer is \\boxed{52}."]
