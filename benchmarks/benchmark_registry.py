@@ -9,10 +9,11 @@
 Suites: math (the paper's Table 1), fresh (MathArena's 2025-2026 competitions, the contamination
 control: benchmarks.families.matharena), code (humaneval, livecodebench), if (ifeval), arith (the
 synthetic held-out splits, levels 1-4, natural prompts), countdown (a fixed draw of 500 held-out
-Countdown problems with 3 numbers, compact prompts: the countdown profile's; countdown_natural and
-countdown4 by name), all (every benchmark whose data shared/benchmarks ships, plus livecodebench; the
-arithmetic and countdown sets are left out of "all", and so are fresh, beyondaime, olympiadbench_num
-and minerva_math, whose files each user provides: docs/benchmarks.md).
+Countdown problems with 3 numbers, compact prompts: the countdown profile's; countdown_natural,
+countdown4 and countdown_addsub, the + and - scheme's draw, by name), all (every benchmark whose data
+shared/benchmarks ships, plus livecodebench; the arithmetic and countdown sets are left out of "all", and
+so are fresh, beyondaime, olympiadbench_num and minerva_math, whose files each user provides:
+docs/benchmarks.md).
 """
 
 from benchmarks.benchmark import Benchmark
@@ -28,7 +29,12 @@ from benchmarks.families.minerva_math import MINERVA_MATH
 from benchmarks.families.olympiadbench import OLYMPIADBENCH_NUM
 
 _ARITHMETIC = tuple(arithmetic_benchmark(level, style) for style in ("natural", "compact") for level in LEVELS)
-_COUNTDOWN = (countdown_benchmark(3, "compact"), countdown_benchmark(3, "natural"), countdown_benchmark(4, "compact"))
+_COUNTDOWN = (
+    countdown_benchmark(3, "compact"),
+    countdown_benchmark(3, "natural"),
+    countdown_benchmark(4, "compact"),
+    countdown_benchmark(3, "compact", scheme="addsub"),
+)
 
 BENCHMARKS: dict[str, Benchmark] = {
     b.name: b

@@ -69,6 +69,8 @@ VLLM = Applies("rollout.backend", "=", "vllm")
 ASYNC_RL = "abb714f"  # the commit that added asynchronous rollouts: `since` of their keys
 WARM_SCHEDULE = "7eac9e1"  # the commit that added the warm start's schedule keys (issue 32): `since` of their keys
 ISSUE_31 = "issue-31"  # the branch that added the 80/20 rule and the mismatch corrections (after 39eb2e8)
+COUNTDOWN_SCHEMES = "countdown-pm"  # the branch that added task.countdown_scheme (after 492278a)
+COUNTDOWN = Applies("task.source", "=", "countdown")
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,10 @@ class TaskConfig:
     source=countdown, how many numbers a problem gives (3 or 4)."""
     style: Literal["compact", "natural"] = "compact"
     """Arithmetic / Countdown prompt style: '07+45=', '3 5 7>22:' (compact) or a sentence (natural)."""
+    countdown_scheme: Literal["full", "addsub"] = param("full", since=COUNTDOWN_SCHEMES, applies=COUNTDOWN)
+    """Countdown's operations and numbers (benchmarks.families.countdown SCHEMES, named here so that loading a
+    config imports no benchmark): full (+ - * /, numbers 1-15) or addsub (+ and - only, numbers 1-40; its
+    benchmark is countdown_addsub)."""
     path: str | None = None
     """JSONL file (source=jsonl) or Hugging Face dataset id (source=hf)."""
     split: str = "train"

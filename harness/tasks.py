@@ -80,8 +80,9 @@ class ArithmeticTask:
 
 
 class CountdownTask:
-    """Countdown (benchmarks.families.countdown): `task.level` numbers (3 or 4) to reach a target; the
-    reference answers are the problems' specs, graded by the Countdown checker."""
+    """Countdown (benchmarks.families.countdown): `task.level` numbers (3 or 4) to reach a target, in the
+    scheme `task.countdown_scheme` (training, warm start and held-out alike); the reference answers are
+    the problems' specs, graded by the Countdown checker."""
 
     def __init__(self, config: TaskConfig):
         from benchmarks.families.countdown import SIZES
@@ -97,7 +98,9 @@ class CountdownTask:
         from benchmarks.families.countdown import generate_countdown
 
         config = self.config
-        rows = generate_countdown(split, count, seed, config.level, config.style, demonstrated=demonstrated)
+        rows = generate_countdown(
+            split, count, seed, config.level, config.style, demonstrated=demonstrated, scheme=config.countdown_scheme
+        )
         return [Problem(row["problem"] + config.suffix, row["answer"], row["solution"]) for row in rows]
 
     def train_batch(self, step: int, count: int, seed: int) -> list[Problem]:

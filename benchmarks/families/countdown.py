@@ -19,6 +19,19 @@ starts from a policy that solves some problems and has to find the rest.
 Styles: "compact" (the character-level tiny-countdown model) and "natural" (chat models).
 Generated, never downloaded: version "v1" of this scheme; the benchmarks are one fixed draw of the
 test split (DRAW_SEED), the same for every evaluation seed.
+
+Schemes (`SCHEMES`, `task.countdown_scheme`): which operations the canonical solutions use and how large
+the numbers are. Everything above describes "full" (+ - * /, numbers 1..15), the default: its problems,
+rows, ids and version are what they always were. "addsub" keeps only + and - with numbers 1..40 (3
+numbers: 31,185 training problems, 8,693 of them demonstrated, 3,470 held out). Why: the 1 M-parameter
+character model cannot do the multiplications of the full game, so RL there only sharpened its guesses;
+with + and - the arithmetic is within its reach and the search over sign patterns remains
+(docs/countdown-testbed.md, run log r16: GRPO seed 0 moved the benchmark's avg@4 from 16.7 to 37.9 with a
+47% entropy fall). Its rows draw with the same seeds as the full scheme's (so r16's problems are its
+problems), its ids carry the scheme ("countdown3-addsub-test-8-36-40-68"), and its benchmark,
+`countdown_addsub`, has its own version ("addsub-v1"), so results of the two schemes never mix. The
+checker is the same for both: an answer is any valid expression, so * and / in an addsub answer that
+reaches the target still count (a + / - solution always exists).
 """
 
 from __future__ import annotations
@@ -27,6 +40,7 @@ import functools
 import hashlib
 import itertools
 import random
+from dataclasses import dataclass
 
 from benchmarks.benchmark import Benchmark
 from benchmarks.families.math_competitions import MATH_METRICS
@@ -44,7 +58,30 @@ ANSWER_PREFIX = "countdown:"
 """Reference answers of countdown problems start with this (the numbers and the target follow), so that
 the training reward knows which checker grades them (`benchmarks.grading.task_grader`)."""
 
-_OPERATIONS = ("+", "-", "*", "/")
+
+@dataclass(frozen=True)
+class CountdownScheme:
+    """The operations the canonical solutions use and the largest number a problem gives; `version` is
+    the scheme's own, in its benchmarks' version strings."""
+
+    name: str
+    operations: tuple[str, ...]
+    max_number: int
+    version: str
+
+
+SCHEMES: dict[str, CountdownScheme] = {
+    "full": CountdownScheme("full", ("+", "-", "*", "/"), MAX_NUMBER, VERSION),
+    "addsub": CountdownScheme("addsub", ("+", "-"), 40, "addsub-v1"),
+}
+DEFAULT_SCHEME = "full"
+"""The scheme of every problem, row id and result made before schemes existed."""
+
+
+def get_scheme(name: str) -> CountdownScheme:
+    if name not in SCHEMES:
+        raise ValueError(f"unknown countdown scheme {name!r}; allowed: {', '.join(SCHEMES)}")
+    return SCHEMES[name]
 
 
 def _digest(numbers: tuple[int, ...], target: int) -> int:
@@ -73,8 +110,9 @@ def _combine(a: int, b: int, operation: str) -> int | None:
 
 
 @functools.cache
-def _solutions(numbers: tuple[int, ...]) -> dict[int, tuple[str, str]]:
-    """{reachable value: (steps, expression)} over all of `numbers`, first found in a fixed order.
+def _solutions(numbers: tuple[int, ...], operations: tuple[str, ...]) -> dict[int, tuple[str, str]]:
+    """{reachable value: (steps, expression)} over all of `numbers` with `operations`, first found in a
+    fixed order.
 
     Each step combines two of the remaining values (larger first) into one, until one is left."""
     found: dict[int, tuple[str, str]] = {}
@@ -89,7 +127,7 @@ def _solutions(numbers: tuple[int, ...]) -> dict[int, tuple[str, str]]:
             if a < b:
                 continue
             rest = [v for k, v in enumerate(values) if k not in (i, j)]
-            for operation in _OPERATIONS:
+            for operation in operations:
                 result = _combine(a, b, operation)
                 if result is None or (operation in "*/" and b == 1 and len(values) > 2):
                     continue  # x*1, x/1 mid-way: a wasted step, never the canonical one
@@ -102,26 +140,27 @@ def _solutions(numbers: tuple[int, ...]) -> dict[int, tuple[str, str]]:
 
 
 @functools.cache
-def _problems(size: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+def _problems(size: int, scheme: CountdownScheme) -> tuple[tuple[tuple[int, ...], int], ...]:
     """Every (sorted numbers, target) of the scheme, in a fixed order."""
     return tuple(
         (numbers, target)
-        for numbers in itertools.combinations_with_replacement(range(1, MAX_NUMBER + 1), size)
-        for target in sorted(_solutions(numbers))
+        for numbers in itertools.combinations_with_replacement(range(1, scheme.max_number + 1), size)
+        for target in sorted(_solutions(numbers, scheme.operations))
         if MIN_TARGET <= target <= MAX_TARGET and target not in numbers
     )
 
 
 @functools.cache
-def _split(size: int, split: str) -> tuple[tuple[tuple[int, ...], int], ...]:
+def _split(size: int, split: str, scheme: CountdownScheme) -> tuple[tuple[tuple[int, ...], int], ...]:
     held_out = split == "test"
-    return tuple(p for p in _problems(size) if is_held_out(*p) == held_out)
+    return tuple(p for p in _problems(size, scheme) if is_held_out(*p) == held_out)
 
 
-def countdown_space(size: int, split: str) -> int:
-    """How many distinct problems the split holds."""
+def countdown_space(size: int, split: str, scheme: str = DEFAULT_SCHEME, demonstrated: bool = False) -> int:
+    """How many distinct problems the split holds (only its demonstrated ones with `demonstrated`)."""
     _check(size, split, "compact")
-    return len(_split(size, split))
+    pool = _split(size, split, get_scheme(scheme))
+    return sum(is_demonstrated(*p) for p in pool) if demonstrated else len(pool)
 
 
 def answer_spec(numbers, target: int) -> str:
@@ -129,21 +168,22 @@ def answer_spec(numbers, target: int) -> str:
     return f"{ANSWER_PREFIX}{' '.join(map(str, numbers))}>{target}"
 
 
-def _prompt(numbers, target: int, style: str) -> str:
+def _prompt(numbers, target: int, style: str, scheme: CountdownScheme) -> str:
     if style == "compact":
         return f"{' '.join(map(str, numbers))}>{target}:"
     listed = ", ".join(map(str, numbers))
+    operations, example = ("+ - * /", "5*3=15,15+7=22") if "*" in scheme.operations else ("+ -", "9+5=14,14-3=11")
     return (
-        f"Using the numbers {listed}, each exactly once, with + - * / and parentheses, make {target}. "
-        "Write your steps first (like 5*3=15,15+7=22), then the expression after 'A:'."
+        f"Using the numbers {listed}, each exactly once, with {operations} and parentheses, make {target}. "
+        f"Write your steps first (like {example}), then the expression after 'A:'."
     )
 
 
-def _row(row_id: str, numbers: tuple[int, ...], target: int, style: str) -> dict:
-    steps, expression = _solutions(tuple(sorted(numbers)))[target]
+def _row(row_id: str, numbers: tuple[int, ...], target: int, style: str, scheme: CountdownScheme) -> dict:
+    steps, expression = _solutions(tuple(sorted(numbers)), scheme.operations)[target]
     return {
         "id": row_id,
-        "problem": _prompt(numbers, target, style),
+        "problem": _prompt(numbers, target, style, scheme),
         "answer": answer_spec(numbers, target),
         "numbers": list(numbers),
         "target": target,
@@ -158,17 +198,25 @@ def _check(size: int, split: str, style: str) -> None:
 
 
 def generate_countdown(
-    split: str, count: int, seed: int, size: int = 3, style: str = "compact", demonstrated: bool = False
+    split: str,
+    count: int,
+    seed: int,
+    size: int = 3,
+    style: str = "compact",
+    demonstrated: bool = False,
+    scheme: str = DEFAULT_SCHEME,
 ) -> list[dict]:
-    """`count` rows, deterministic in (split, seed, size): the test split a seeded permutation (without
-    replacement, capped at its size), the train split drawn with replacement (only its demonstrated
-    quarter with `demonstrated`). The numbers are shown in a seeded order. A smaller count gives a prefix
-    of a larger one's rows (`limit` keeps the first problems of the fixed draw)."""
+    """`count` rows, deterministic in (split, seed, size, scheme): the test split a seeded permutation
+    (without replacement, capped at its size), the train split drawn with replacement (only its
+    demonstrated quarter with `demonstrated`). The numbers are shown in a seeded order. A smaller count
+    gives a prefix of a larger one's rows (`limit` keeps the first problems of the fixed draw). The seeds
+    do not depend on the scheme; its pool and its ids do."""
     _check(size, split, style)
+    chosen = get_scheme(scheme)
     if count < 0:
         raise ValueError(f"count must be >= 0, got {count}")
     rng = random.Random(f"countdown-{size}-{split}-{seed}-{demonstrated}")
-    pool = _split(size, split)
+    pool = _split(size, split, chosen)
     if split == "test":  # a permutation of the whole split, so that a smaller count is a prefix
         drawn = list(pool)
         rng.shuffle(drawn)
@@ -181,25 +229,33 @@ def generate_countdown(
         shown = list(numbers)
         random.Random(f"countdown-order-{size}-{split}-{seed}-{demonstrated}-{index}").shuffle(shown)  # per row
         name = f"{split}-{'-'.join(map(str, numbers))}-{target}" if split == "test" else f"train-s{seed}-{index}"
-        rows.append(_row(f"countdown{size}-{name}", tuple(shown), target, style))
+        prefix = f"countdown{size}" if scheme == DEFAULT_SCHEME else f"countdown{size}-{scheme}"
+        rows.append(_row(f"{prefix}-{name}", tuple(shown), target, style, chosen))
     return rows
 
 
-def countdown_benchmark(size: int = 3, style: str = "compact", rows: int = 500) -> Benchmark:
+def countdown_benchmark(
+    size: int = 3, style: str = "compact", rows: int = 500, scheme: str = DEFAULT_SCHEME
+) -> Benchmark:
     """The held-out split as an evaluation benchmark: one fixed draw of `rows` problems (DRAW_SEED, the
     same for every evaluation seed), graded by `benchmarks.grading.countdown_check` (lenient `acc`: the
     expression reaches the target using each number once; strict `acc_strict`: and the steps written
-    before it are each right)."""
+    before it are each right). A scheme other than the default names itself in the benchmark's name
+    (countdown_addsub), version and description."""
+    chosen = get_scheme(scheme)
 
     def generate(limit: int | None, seed: int) -> list[dict]:
-        return generate_countdown("test", rows if limit is None else min(limit, rows), seed, size, style)
+        count = rows if limit is None else min(limit, rows)
+        return generate_countdown("test", count, seed, size, style, scheme=scheme)
 
     suffix = "" if size == 3 else str(size)
     suffix += "" if style == "compact" else f"_{style}"
+    suffix += "" if scheme == DEFAULT_SCHEME else f"_{scheme}"
+    ops = "" if scheme == DEFAULT_SCHEME else f", {' and '.join(chosen.operations)} only, numbers 1-{chosen.max_number}"
     return Benchmark(
         name=f"countdown{suffix}",
         source="generated",
-        version=f"benchmarks.families.countdown {VERSION}, draw {DRAW_VERSION}",
+        version=f"benchmarks.families.countdown {chosen.version}, draw {DRAW_VERSION}",
         file_name=None,
         expected_rows=None,
         required_fields=("id", "problem", "answer", "numbers", "target"),
@@ -209,5 +265,5 @@ def countdown_benchmark(size: int = 3, style: str = "compact", rows: int = 500) 
         reference=lambda row: row["solution"],
         generate=generate,
         draw_seed=DRAW_SEED,
-        description=f"Countdown with {size} numbers ({style}), a fixed draw of the held-out split",
+        description=f"Countdown with {size} numbers ({style}{ops}), a fixed draw of the held-out split",
     )

@@ -26,8 +26,9 @@ import torch
 
 from harness.common.errors import UserError
 from harness.common.files import atomic_directory, remove_stale_temporaries
+from harness.config_fields import without_added_defaults
 from harness.rollout.engine import chat_prompt
-from harness.schema import TrainConfig, WarmStartConfig
+from harness.schema import TaskConfig, TrainConfig, WarmStartConfig
 from harness.tasks import Problem
 from harness.training.heldout import heldout_accuracy
 
@@ -51,7 +52,11 @@ def supervised_batch(tokenizer, problems: list[Problem]) -> dict[str, torch.Tens
 
 
 def warm_start_key(config: TrainConfig) -> str:
-    payload = {"model": config.model.name, "task": asdict(config.task), "warmstart": asdict(config.warmstart)}
+    """The cache key of the starting policy: model, task and warm-start config. Task keys added later
+    (`since`, e.g. task.countdown_scheme) count only away from their default, so older configs keep their
+    keys and cached policies; the warm-start section's added keys were hashed from the start, and stay so."""
+    task = without_added_defaults(TaskConfig, asdict(config.task))
+    payload = {"model": config.model.name, "task": task, "warmstart": asdict(config.warmstart)}
     return hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:12]
 
 

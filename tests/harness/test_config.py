@@ -85,6 +85,10 @@ def test_int_promotes_to_float_but_not_the_reverse():
         ),
         ({"algo.top_entropy_quantile": 0.0}, "algo.top_entropy_quantile=0.0 is out of range; allowed: > 0 and <= 1"),
         ({"loss": "gppo_erc", "loss.entropy_mask_low": 1.2}, "entropy_mask_low must be in [0, 1)"),
+        (
+            {"task.source": "countdown", "task.level": 3, "task.countdown_scheme": "mul"},
+            "task.countdown_scheme='mul' is not allowed; allowed: one of 'full', 'addsub'",
+        ),
     ],
 )
 def test_bad_values_name_key_value_and_allowed(overrides, message):
@@ -92,6 +96,17 @@ def test_bad_values_name_key_value_and_allowed(overrides, message):
         load_train_config("tiny", None, overrides)
     assert message in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_the_countdown_schemes_a_config_names_are_the_generators():
+    """schema.py names them by hand (loading a config imports no benchmark): they must stay the registry's."""
+    from typing import get_args, get_type_hints
+
+    from benchmarks.families.countdown import DEFAULT_SCHEME, SCHEMES
+    from harness.schema import TaskConfig
+
+    assert get_args(get_type_hints(TaskConfig)["countdown_scheme"]) == tuple(SCHEMES)
+    assert TaskConfig().countdown_scheme == DEFAULT_SCHEME
 
 
 def test_bad_yaml_file_is_one_line(tmp_path):

@@ -93,6 +93,8 @@ def test_the_training_config_declares_what_the_hand_lists_held():
         "rollout.mismatch": "none",
         "rollout.mismatch_low": None,
         "rollout.mismatch_high": None,
+        # issue 27: Countdown's schemes, the full game by default
+        "task.countdown_scheme": "full",
     }
 
 
@@ -102,6 +104,7 @@ def test_the_training_config_declares_what_the_hand_lists_held():
         ({"rollout.gen_batch_prompts": 128}, "rollout.gen_batch_prompts=128 applies to algo.dynamic_sampling=true"),
         ({"algo.filter_metric": "reward"}, "algo.filter_metric='reward' applies to algo.dynamic_sampling=true"),
         ({"rollout.worker_device": "cpu"}, "rollout.worker_device='cpu' applies to rollout.staleness >= 1"),
+        ({"task.countdown_scheme": "addsub"}, "task.countdown_scheme='addsub' applies to task.source=countdown"),
         (
             {"rollout.staleness": 1, "rollout.tis_cap": 2.0},
             "rollout.tis_cap=2.0 applies to rollout.staleness=0; with staleness the behaviour log-probs are the "

@@ -141,6 +141,18 @@ def test_countdown_task_trains_on_its_split_warm_starts_on_a_minority_and_holds_
     assert grade_answers([p.demonstration for p in shown], [p.answer for p in shown], strict=True) == [True] * 64
 
 
+def test_countdown_task_follows_its_scheme_in_training_warm_start_and_held_out():
+    from benchmarks.families.countdown import generate_countdown
+
+    task = build_task(TaskConfig(source="countdown", level=3, heldout_size=20, countdown_scheme="addsub"))
+    expected = generate_countdown("test", 20, seed=0, scheme="addsub")
+    assert [(p.prompt, p.answer) for p in task.heldout()] == [(r["problem"], r["answer"]) for r in expected]
+    for batch in (task.train_batch(0, 30, 0), task.warmstart_batch(0, 30, 0)):
+        assert all(not set(p.demonstration) & set("*/") for p in batch)
+    shown = [int(n) for p in task.train_batch(0, 200, 0) for n in p.prompt.split(">")[0].split()]
+    assert max(shown) > 15  # the addsub scheme's numbers, not the full game's
+
+
 def test_countdown_task_level_is_how_many_numbers():
     assert len(build_task(TaskConfig(source="countdown", level=4)).heldout()[0].prompt.split(">")[0].split()) == 4
     with pytest.raises(ConfigError, match="task.level=2 with task.source=countdown.*allowed: 3, 4"):

@@ -66,3 +66,63 @@ def test_bad_choices_are_refused_with_the_allowed_values():
         generate_countdown("test", 1, 0, size=5)
     with pytest.raises(ValueError, match="split 'dev'"):
         generate_countdown("dev", 1, 0)
+
+
+def _digest(rows) -> str:
+    import hashlib
+    import json
+
+    return hashlib.sha1(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def test_the_full_scheme_is_byte_identical_to_before_schemes_existed():
+    """Digests of main's rows at 492278a (before task.countdown_scheme): problems, rows, ids, prompts, version."""
+    assert generate_countdown("train", 2, 0)[1] == {
+        "id": "countdown3-train-s0-1",
+        "problem": "9 2 2>10:",
+        "answer": "countdown:9 2 2>10",
+        "numbers": [9, 2, 2],
+        "target": 10,
+        "solution": "2/2=1,9+1=10 A:9+(2/2)",
+    }
+    assert (countdown_space(3, "train"), countdown_space(3, "test")) == (5123, 579)
+    assert _digest(generate_countdown("test", 10**6, 0)) == "cea85372fa54a111"
+    assert _digest(generate_countdown("train", 300, 7)) == "6fca920bfdd23cf4"
+    assert _digest(generate_countdown("train", 300, 7, demonstrated=True)) == "c776dbb95a306a91"
+    assert _digest(generate_countdown("test", 10**6, 0, style="natural")) == "62674e4b278fa995"
+    assert _digest(generate_countdown("train", 300, 7, size=4)) == "8b97d30f63c5c0b6"
+    assert generate_countdown("train", 300, 7, scheme="full") == generate_countdown("train", 300, 7)
+    countdown = get_benchmark("countdown")
+    assert countdown.version == "benchmarks.families.countdown v1, draw v1"
+    assert _digest(countdown.load()) == "685d3863c3c05403"
+
+
+def test_the_addsub_scheme_uses_only_plus_and_minus_on_numbers_up_to_40():
+    assert countdown_space(3, "train", "addsub") == 31_185
+    assert countdown_space(3, "train", "addsub", demonstrated=True) == 8_693
+    assert countdown_space(3, "test", "addsub") == 3_470
+    rows = generate_countdown("test", 300, 0, scheme="addsub") + generate_countdown("train", 300, 0, scheme="addsub")
+    assert all(r["id"].startswith("countdown3-addsub-") for r in rows)
+    assert max(n for r in rows for n in r["numbers"]) > MAX_NUMBER  # numbers past the full scheme's 15
+    for row in rows:
+        numbers, target = row["numbers"], row["target"]
+        assert all(1 <= n <= 40 for n in numbers) and MIN_TARGET <= target <= MAX_TARGET and target not in numbers
+        assert not set(row["solution"]) & set("*/"), row
+        assert grade_countdown(row["solution"], numbers, target)[:2] == (True, True), row
+    natural = generate_countdown("test", 1, 0, style="natural", scheme="addsub")[0]["problem"]
+    assert "with + - and parentheses" in natural and "*" not in natural
+
+
+def test_the_addsub_benchmark_is_its_own_fixed_draw_and_version():
+    addsub = get_benchmark("countdown_addsub")
+    rows = addsub.load()
+    assert len(rows) == 500 and rows == generate_countdown("test", 500, DRAW_SEED, scheme="addsub")
+    assert addsub.version == "benchmarks.families.countdown addsub-v1, draw v1" != get_benchmark("countdown").version
+    assert not {r["id"] for r in rows} & {r["id"] for r in get_benchmark("countdown").load()}
+    assert addsub.score(rows[0], rows[0]["solution"]) == {"acc": 1.0, "acc_strict": 1.0}
+    assert [b.name for b in resolve_suite("countdown")] == ["countdown"]  # the suite is unchanged
+
+
+def test_an_unknown_scheme_is_refused_with_the_allowed_ones():
+    with pytest.raises(ValueError, match="scheme 'mul'; allowed: full, addsub"):
+        generate_countdown("test", 1, 0, scheme="mul")

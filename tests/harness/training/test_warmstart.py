@@ -40,6 +40,14 @@ def test_cache_key_follows_what_changes_the_warm_start():
     assert warm_start_key(base) != warm_start_key(load_train_config("tiny", None, {"task.level": 1}))
 
 
+def test_the_countdown_scheme_keys_its_own_warm_start_and_the_default_keeps_the_old_key():
+    """aeedd7507b24: the countdown profile's key before task.countdown_scheme existed (492278a)."""
+    countdown = load_train_config("countdown", None, {})
+    assert warm_start_key(countdown) == "aeedd7507b24"
+    assert warm_start_key(load_train_config("countdown", None, {"task.countdown_scheme": "full"})) == "aeedd7507b24"
+    assert warm_start_key(load_train_config("countdown", None, {"task.countdown_scheme": "addsub"})) != "aeedd7507b24"
+
+
 def test_warm_start_is_done_once_then_read_from_the_cache(tmp_path):
     short = {"warmstart.steps": 4, "warmstart.eval_every": 2, "warmstart.stop_at_accuracy": None}
     config = load_train_config("tiny", None, {**short, "task.heldout_size": 8})
