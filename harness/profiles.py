@@ -92,8 +92,8 @@ PROFILES = {
         replace(PAPER, name="paper-text", summary="GPU, only what the paper's text states", k=16),
         Profile(
             "countdown",
-            "CPU, Countdown with written-out steps (GRPO default)",
-            "countdown",
+            "CPU, Countdown (+ and -, numbers 1-40) with written-out steps (GRPO default)",
+            "countdown_addsub",
             k=4,
             limit=None,
             max_new_tokens=32,
