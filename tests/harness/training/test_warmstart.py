@@ -41,11 +41,11 @@ def test_cache_key_follows_what_changes_the_warm_start():
 
 
 def test_the_countdown_scheme_keys_its_own_warm_start_and_the_default_keeps_the_old_key():
-    """aeedd7507b24: the countdown profile's key before task.countdown_scheme existed (492278a)."""
-    countdown = load_train_config("countdown", None, {})
-    assert warm_start_key(countdown) == "aeedd7507b24"
-    assert warm_start_key(load_train_config("countdown", None, {"task.countdown_scheme": "full"})) == "aeedd7507b24"
-    assert warm_start_key(load_train_config("countdown", None, {"task.countdown_scheme": "addsub"})) != "aeedd7507b24"
+    """aeedd7507b24: the countdown profile's key before task.countdown_scheme existed (492278a), when its
+    task was the full game; the profile now plays addsub, which keys its own warm start."""
+    full = load_train_config("countdown", None, {"task.countdown_scheme": "full"})
+    assert warm_start_key(full) == "aeedd7507b24"  # the default scheme, left at its default: the old key
+    assert warm_start_key(load_train_config("countdown", None, {})) == "7010dec1f74f"  # the profile: addsub
 
 
 def test_warm_start_is_done_once_then_read_from_the_cache(tmp_path):
