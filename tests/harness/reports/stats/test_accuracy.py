@@ -203,3 +203,24 @@ def test_paper_assumptions_match_the_profile():
         assert (c.samples, c.seeds) == (profile.k, profile.seeds)
         assert 0 < c.sample_var <= 0.25 and 0 < c.problem_sd < 0.2 and math.isfinite(c.seed_sd)
         assert c.problems == sizes[name]
+
+
+def test_one_seed_is_offered_only_where_its_test_holds_its_level():
+    from harness.reports.stats.power import Components, one_seed_holds_level
+
+    # the tiny Table 1's measured components (seed sd 8.3 points): one seed rejects a null 82% of the time
+    seed_luck = Components(0.083, 0.066, 0.04, 500, 4, 5, interaction_sd=0.184)
+    assert power_of(seed_luck, 0.0, 1, 4) > 0.5 and not one_seed_holds_level(seed_luck, 4)
+    assert budget(seed_luck, 2.5) == []  # was [(1, 2, 0.82)]: "detected" by seed luck
+    assert all(seeds > 1 for seeds, *_ in budget(seed_luck, 30.0))
+    # no seed term: one seed's test holds its level and stays the cheapest option
+    no_seed_term = Components(0.0, 0.05, 0.1, 200, 4, 5, interaction_sd=0.03)
+    assert one_seed_holds_level(no_seed_term, 4) and budget(no_seed_term, 3.0)[0][0] == 1
+
+
+def test_a_one_seed_budget_says_how_often_it_rejects_a_null():
+    from harness.reports.stats.power import PAPER_ASSUMPTIONS
+    from harness.reports.stats.seed_planner import plan_lines
+
+    lines = plan_lines({"math500": PAPER_ASSUMPTIONS["math500"]}, 1, 32, 2.5)
+    assert "(1 seed: a null rejected 63%)" in lines[1] and "1x" not in lines[1].split("points")[-1]
