@@ -16,7 +16,18 @@ MEMORY_MB, CHILDREN, CHUNK_MB = 64, 8, 40
 HOARDERS = f"""
 import os, select, time
 r, w = os.pipe()
-kids = set()
+kids, holding, dead = set(), set(), set()
+
+
+def settle(pids, seconds):
+    # read the children's reports and reap the dead until each of `pids` has reported or died
+    deadline = time.monotonic() + seconds
+    while not pids <= holding | dead and time.monotonic() < deadline:
+        if select.select([r], [], [], 0.01)[0]:
+            holding.update(int(pid) for pid in os.read(r, 4096).split())
+        dead.update(pid for pid in kids - dead if os.waitpid(pid, os.WNOHANG)[0])
+
+
 for _ in range({CHILDREN}):
     try:
         pid = os.fork()
@@ -28,12 +39,10 @@ for _ in range({CHILDREN}):
         time.sleep(60)
         os._exit(0)
     kids.add(pid)
-holding, dead = set(), set()
-deadline = time.monotonic() + 8
-while holding | dead != kids and time.monotonic() < deadline:
-    if select.select([r], [], [], 0.01)[0]:
-        holding.update(int(pid) for pid in os.read(r, 4096).split())
-    dead.update(pid for pid in kids - dead if os.waitpid(pid, os.WNOHANG)[0])
+    # one allocation at a time: with several in flight, the bound's OOM kills could take every holder
+    # at once (seen under load: 8 started, 0 holding); one at a time, a kill leaves a holder standing
+    settle({{pid}}, 1)
+settle(kids, 4)
 print(len(kids), len(holding - dead))
 """
 
