@@ -26,8 +26,8 @@ ANSWER_MARK = "A:"
 MAX_EXPRESSION_CHARS = 200  # a sane bound: the longest valid answer over 4 numbers is about 25 characters
 _STEP = re.compile(r"^\s*(\d+)\s*([-+*/])\s*(\d+)\s*=\s*(\d+)\s*$")
 _MAX_STEP_DIGITS = 12
-_STEP_APPLY = {"+": Fraction.__add__, "-": Fraction.__sub__, "*": Fraction.__mul__}
-_APPLY = {ast.Add: Fraction.__add__, ast.Sub: Fraction.__sub__, ast.Mult: Fraction.__mul__}
+_STEP_APPLY = {"+": Fraction.__add__, "-": Fraction.__sub__, "*": Fraction.__mul__}  # a written step's operators
+_APPLY = {ast.Add: _STEP_APPLY["+"], ast.Sub: _STEP_APPLY["-"], ast.Mult: _STEP_APPLY["*"]}  # the answer's
 
 
 def parse_spec(answer: str) -> tuple[list[int], int]:
