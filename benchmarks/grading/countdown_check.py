@@ -113,3 +113,18 @@ def grade_countdown_batch(texts: list[str], answers: list[str], strict: bool = T
         lenient, strict_verdict, _ = grade_countdown(text, numbers, target)
         verdicts.append(strict_verdict if strict else lenient)
     return verdicts
+
+
+COUNTDOWN_SUSPECTS = ("unpaid_steps",)
+
+
+def countdown_suspects(completion: str, spec: str) -> list[str]:
+    """The online reward check's reasons for a Countdown completion (harness.training.reward_check):
+    "unpaid_steps" when the expression after the last `A:` reaches the target with each number once (the
+    lenient verdict) but the steps written before it are missing or false (so the strict one refuses it):
+    the answer is right and the reasoning shown for it is not. Under the lenient reward such completions
+    are paid by design; their share shows how far RL lets the written steps drift from the expression."""
+    numbers, target = parse_spec(spec)
+    lenient, strict, _ = grade_countdown(completion, numbers, target)
+    return ["unpaid_steps"] if lenient and not strict else []
+

@@ -65,7 +65,7 @@ class RLModule(L.LightningModule):
         self.task = task
         self.base_loss, self.schedule = loss_and_schedule(config.loss)
         # the online reward check (harness.training.reward_check); its examples file only on rank 0
-        self.reward_check = RewardCheck(config.reward, config.run.seed, log_file=suspects_file)
+        self.reward_check = RewardCheck(config.reward, config.run.seed, log_file=suspects_file, task=config.task)
         # where each step's rollouts come from (default: rollout.staleness picks the synchronous or asynchronous source)
         self.rollouts = rollouts if rollouts is not None else rollout_source(config, policy, tokenizer, task)
         # The frozen reference stays outside the module tree (a plain attribute of the update): no DDP sync, not saved.

@@ -9,7 +9,7 @@ import mlflow
 import pytest
 
 import harness.training.step_batch
-from harness.schema import RewardConfig, load_train_config
+from harness.schema import RewardConfig, TaskConfig, load_train_config
 from harness.training.reward_check import EXAMPLES_PER_STEP, WARN_EVERY, RewardCheck
 from harness.training.train import train
 
@@ -65,6 +65,44 @@ def test_the_warning_passes_the_threshold_at_most_every_ten_steps_and_always_for
     assert len(printed) == 3  # at or under the threshold: quiet
     check.warn(23, {"reward_suspect_frac": 0.1, "reward_suspect_credited_frac": 0.05}, found, printed.append)
     assert len(printed) == 4 and "5% were rewarded as correct (a grader escape)" in printed[-1]
+
+
+COUNTDOWN = TaskConfig(source="countdown")
+SPEC = "countdown:3 5 7>15"  # reach 15 from 3, 5 and 7
+
+
+def countdown_check(strict: bool, warn: float = 0.25) -> RewardCheck:
+    return RewardCheck(RewardConfig(strict=strict, suspect_warn=warn), seed=3, task=COUNTDOWN)
+
+
+def test_countdown_completions_are_read_by_countdown_detectors_not_the_maths_ones():
+    check = countdown_check(strict=False)
+    texts = [
+        "5+3=8,8+7=15 A:(5+3)+7",  # steps true, expression right: nothing to flag
+        "5+3=9,9-7=15 A:(5+3)+7",  # the expression is right, its steps are false: unpaid_steps
+        "A:7+5+3",  # right, no steps written: unpaid_steps
+        "5+3=8,8+7=15 A:5+3+3",  # a wrong expression: the reward refuses it, no detector needed
+    ]
+    correct = [True, True, True, False]  # the lenient reward's verdicts
+    found = check.run(4, 0, texts, ["3 5 7>"] * 4, [SPEC] * 4, [float(c) for c in correct], correct)
+    assert (found.checked, found.flagged, found.credited) == (4, 2, 2)
+    assert found.reasons == {"unpaid_steps": 2}
+    assert check.detectors.kinds == ("unpaid_steps",)
+
+
+def test_credited_unpaid_steps_are_an_escape_only_under_the_strict_reward():
+    texts, correct = ["5+3=9,9-7=15 A:(5+3)+7"], [True]
+    lenient, printed = countdown_check(strict=False), []
+    found = lenient.run(0, 0, texts, ["3 5 7>"], [SPEC], [1.0], correct)
+    values = {"reward_suspect_frac": 0.1, "reward_suspect_credited_frac": 0.1}
+    lenient.warn(0, values, found, printed.append)
+    assert printed == []  # paid by design, under the threshold: quiet
+    lenient.warn(1, {**values, "reward_suspect_frac": 0.5, "reward_suspect_credited_frac": 0.5}, found, printed.append)
+    assert len(printed) == 1 and "(unpaid_steps 1)" in printed[0] and "grader escape" not in printed[0]
+    assert "the lenient reward pays for the expression only" in printed[0]
+    strict, printed = countdown_check(strict=True), []
+    strict.warn(0, values, strict.run(0, 0, texts, ["3 5 7>"], [SPEC], [1.0], correct), printed.append)
+    assert len(printed) == 1 and "10% were rewarded as correct (a grader escape)" in printed[0]
 
 
 def tiny_run(tmp_path, name: str):

@@ -42,6 +42,10 @@ def test_the_countdown_profile_trains_with_the_countdown_reward(tmp_path):
     verdicts = grade_countdown_batch([r["completion"] for r in rows], [r["answer"] for r in rows], strict=False)
     assert [r["reward"] > 0 for r in rows] == verdicts
     assert 15 < max(given_numbers(rows)) <= 40  # addsub's numbers, past the full game's 15
+    # the online reward check reads Countdown answers with Countdown's detectors, not the maths ones
+    suspects_file = tmp_path / "countdown" / "reward_suspects.jsonl"
+    suspects = suspects_file.read_text().splitlines() if suspects_file.exists() else []
+    assert all(json.loads(line)["reasons"] == ["unpaid_steps"] for line in suspects)
 
 
 def test_the_full_game_still_trains_on_its_own_problems(tmp_path):
