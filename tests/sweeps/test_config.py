@@ -1,5 +1,7 @@
 """sweeps.config: sweep files validated like the training configs (one line, exit status 2)."""
 
+from pathlib import Path
+
 import pytest
 
 from harness.common.errors import ConfigError
@@ -15,6 +17,18 @@ def test_defaults_are_the_paper_grid_on_tiny(tmp_path):
     assert base.loss["name"] == "ce_gppo" and base.loss["beta1"] == 0.25 and base.run.seed == 3
     # the store harness train and harness leaderboard use by default: the leaderboard sees the trials
     assert base.run.steps == 5 and base.run.tracking_uri == DEFAULT_TRACKING_URI == config.mlflow_uri
+
+
+SHIPPED = sorted((Path(__file__).parents[2] / "sweeps" / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[path.stem for path in SHIPPED])
+def test_every_shipped_sweep_file_loads_and_builds_its_trials_config(path, tmp_path):
+    config = load_sweep_config(str(path), {"output_dir": str(tmp_path)}, {})
+    base = config.base_train_config({"loss.beta1": 0.25, "loss.beta2": 1.0}, seed=0)
+    assert base.loss["name"] == "ce_gppo" and base.loss["beta1"] == 0.25 and config.total_trials == 15
+    if path.stem == "beta_grid_countdown":  # the profile's task and steps, the testbed of issue 27
+        assert base.task.source == "countdown" and base.task.countdown_scheme == "addsub" and base.run.steps == 160
 
 
 def test_the_default_storage_stays_in_an_output_folder_named_with_query_characters(tmp_path):
