@@ -10,7 +10,7 @@ Suites: math (the paper's Table 1), fresh (MathArena's 2025-2026 competitions, t
 control: benchmarks.families.matharena), code (humaneval, livecodebench), if (ifeval), arith (the
 synthetic held-out splits, levels 1-4, natural prompts), countdown (a fixed draw of 500 held-out
 Countdown problems with 3 numbers, compact prompts: the countdown profile's; countdown_natural,
-countdown4 and countdown_addsub, the + and - scheme's draw, by name), all (every benchmark whose data
+countdown4 and countdown_addsub, the + and - scheme's draw of 2,000, by name), all (every benchmark whose data
 shared/benchmarks ships, plus livecodebench; the arithmetic and countdown sets are left out of "all", and
 so are fresh, beyondaime, olympiadbench_num and minerva_math, whose files each user provides:
 docs/benchmarks.md).
@@ -19,7 +19,7 @@ docs/benchmarks.md).
 from benchmarks.benchmark import Benchmark
 from benchmarks.families.arithmetic import LEVELS, arithmetic_benchmark
 from benchmarks.families.beyond_aime import BEYOND_AIME
-from benchmarks.families.countdown import countdown_benchmark
+from benchmarks.families.countdown import ADDSUB_DRAW_ROWS, countdown_benchmark
 from benchmarks.families.humaneval import HUMANEVAL
 from benchmarks.families.ifeval import IFEVAL
 from benchmarks.families.livecodebench import LIVECODEBENCH
@@ -33,7 +33,7 @@ _COUNTDOWN = (
     countdown_benchmark(3, "compact"),
     countdown_benchmark(3, "natural"),
     countdown_benchmark(4, "compact"),
-    countdown_benchmark(3, "compact", scheme="addsub"),
+    countdown_benchmark(3, "compact", rows=ADDSUB_DRAW_ROWS, scheme="addsub"),
 )
 
 BENCHMARKS: dict[str, Benchmark] = {

@@ -29,7 +29,9 @@ with + and - the arithmetic is within its reach and the search over sign pattern
 (docs/countdown-testbed.md, run log r16: GRPO seed 0 moved the benchmark's avg@4 from 16.7 to 37.9 with a
 47% entropy fall). Its rows draw with the same seeds as the full scheme's (so r16's problems are its
 problems), its ids carry the scheme ("countdown3-addsub-test-8-36-40-68"), and its benchmark,
-`countdown_addsub`, has its own version ("addsub-v1"), so results of the two schemes never mix. The
+`countdown_addsub`, has its own version ("addsub-v1"), so results of the two schemes never mix; its
+draw is 2,000 problems, not 500 (sampled once each by the countdown profile: a seed's luck on each
+problem, not sampling, is this task's noise, so problems buy more power than samples; run log r17). The
 checker is the same for both: an answer is any valid expression, so * and / in an addsub answer that
 reaches the target still count (a + / - solution always exists).
 """
@@ -49,6 +51,8 @@ from benchmarks.grading.countdown_check import grade_countdown_row
 VERSION = "v1"
 DRAW_VERSION = "v1"
 DRAW_SEED = 0
+DEFAULT_DRAW_ROWS = 500  # problems in a benchmark's fixed draw, unless it names another count
+ADDSUB_DRAW_ROWS = 2000  # countdown_addsub: 4x the draw, sampled once each (docs/countdown-testbed.md, r17)
 MAX_NUMBER = 15
 MIN_TARGET, MAX_TARGET = 10, 99
 SIZES = (3, 4)
@@ -255,7 +259,10 @@ def countdown_benchmark(
     return Benchmark(
         name=f"countdown{suffix}",
         source="generated",
-        version=f"benchmarks.families.countdown {chosen.version}, draw {DRAW_VERSION}",
+        # a draw of another size is another benchmark (its first 500 rows are the 500-row draw's)
+        version=f"benchmarks.families.countdown {chosen.version}, draw {DRAW_VERSION}" + (
+            "" if rows == DEFAULT_DRAW_ROWS else f" of {rows}"
+        ),
         file_name=None,
         expected_rows=None,
         required_fields=("id", "problem", "answer", "numbers", "target"),

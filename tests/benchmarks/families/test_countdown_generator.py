@@ -116,8 +116,11 @@ def test_the_addsub_scheme_uses_only_plus_and_minus_on_numbers_up_to_40():
 def test_the_addsub_benchmark_is_its_own_fixed_draw_and_version():
     addsub = get_benchmark("countdown_addsub")
     rows = addsub.load()
-    assert len(rows) == 500 and rows == generate_countdown("test", 500, DRAW_SEED, scheme="addsub")
-    assert addsub.version == "benchmarks.families.countdown addsub-v1, draw v1" != get_benchmark("countdown").version
+    assert len(rows) == 2000 and rows == generate_countdown("test", 2000, DRAW_SEED, scheme="addsub")
+    assert rows[:500] == generate_countdown("test", 500, DRAW_SEED, scheme="addsub")  # the 500 draw is its prefix
+    # a draw of another size is another version: evaluations of the 500 draw are never mixed in
+    assert addsub.version == "benchmarks.families.countdown addsub-v1, draw v1 of 2000"
+    assert get_benchmark("countdown").version == "benchmarks.families.countdown v1, draw v1"
     assert not {r["id"] for r in rows} & {r["id"] for r in get_benchmark("countdown").load()}
     assert addsub.score(rows[0], rows[0]["solution"]) == {"acc": 1.0, "acc_strict": 1.0}
     assert [b.name for b in resolve_suite("countdown")] == ["countdown"]  # the suite is unchanged
