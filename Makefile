@@ -80,8 +80,7 @@ perf: install
 # 2 CPU cores (29.7 min measured). SWEEP_ARGS adds flags, e.g. SWEEP_ARGS="--workers 1 --run.steps 100".
 SWEEP_CONFIG ?= sweeps/configs/beta_grid.yaml
 
-# The paper's Table 1: the countdown profile without a GPU (6 paired seeds x 140 steps, about 40 minutes on 2
-# cores; PROFILE=tiny the arithmetic toy), paper with one.
+# The paper's Table 1: the tiny profile without a GPU (5 paired seeds x 600 steps), paper with one.
 # PROFILE=, SEEDS=, STEPS=, ROWS= (e.g. ROWS=all), LIMIT= (problems per benchmark) override; a second run skips what is done.
 reproduce-table1: install
 	$(VENV)/bin/harness table1 $(if $(PROFILE),--profile '$(PROFILE)') $(if $(SEEDS),--seeds '$(SEEDS)') \

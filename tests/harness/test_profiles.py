@@ -52,17 +52,3 @@ def test_every_help_that_takes_a_profile_lists_every_profile(command, capsys, mo
 def test_the_help_line_gives_each_profile_its_summary():
     assert profiles_help().startswith("tiny (CPU, minutes), smol (")
     assert all(f"{p.name} ({p.summary})" in profiles_help() for p in PROFILES.values())
-
-
-@pytest.mark.parametrize("cuda, expected", [(False, "countdown"), (True, "paper")])
-def test_table1_defaults_to_the_countdown_testbed_on_a_cpu_and_the_paper_on_a_gpu(cuda, expected, monkeypatch):
-    import torch
-
-    from harness.reports.commands.table1_command import default_table_profile
-
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
-    assert default_table_profile() == expected
-    profile = get_profile(expected)
-    if expected == "countdown":  # the budget chosen with `harness plan` (docs/countdown-testbed.md, r17)
-        assert (profile.seeds, profile.k, profile.limit, profile.suite) == (6, 1, None, "countdown_addsub")
-        assert load_train_config("countdown", None, {}).run.steps == 140

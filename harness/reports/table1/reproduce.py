@@ -1,6 +1,6 @@
 """`harness table1` (`make reproduce-table1`): train every row on paired seeds, evaluate, report.
 
-    harness table1                                  # countdown profile without a GPU, paper with one
+    harness table1                                  # tiny profile without a GPU, paper with one
     harness table1 --profile tiny --seeds 5 --steps 600 --rows table1,betas --jobs 2
 
 Every (row, seed) is a job: `harness train` from the profile with the row's loss and the seed
