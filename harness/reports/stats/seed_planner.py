@@ -202,11 +202,13 @@ def plan(profile: str | None, difference: float, source: str | None, uri: str | 
         check_seeds(payload)
         components = measured(payload)
         trained = ", ".join(payload.get("trained") or payload["rows"])
-        where = f"measured on {payload['source']} (rows {trained}; {payload['samples']} samples per problem)"
+        k = payload["samples"]
+        where = f"measured on {payload['source']} (rows {trained}; {k} sample{'s' * (k != 1)} per problem)"
     seeds, samples = table.seeds, table.k
     log(
-        f"harness plan: the {name} profile's Table 1 budget is {seeds} seed{'s' * (seeds != 1)} x {samples} samples "
-        f"per problem; detecting {difference:g} points with 80% power at the 5% level (two-sided, paired rows)"
+        f"harness plan: the {name} profile's Table 1 budget is {seeds} seed{'s' * (seeds != 1)} x "
+        f"{samples} sample{'s' * (samples != 1)} per problem; detecting {difference:g} points with 80% power "
+        "at the 5% level (two-sided, paired rows)"
     )
     log(f"components (points; p(1-p) a fraction): {where}")
     log(power_basis(payload))

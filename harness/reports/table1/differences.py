@@ -155,6 +155,7 @@ def detectable_line(found: dict[str, tuple[float, Components]], seeds: int, samp
             parts.append(f"{b} not measurable (needs two RL rows on shared problems)")
     return (
         f"Smallest difference this budget detects (80% power, 5% level; {seeds} seed{'s' * (seeds != 1)} x "
-        f"{samples} samples per problem, variance components measured on the RL rows, base left out; "
+        f"{samples} sample{'s' * (samples != 1)} per problem, "
+        "variance components measured on the RL rows, base left out; "
         "`harness plan` for other budgets): " + "; ".join(parts)
     )
