@@ -260,9 +260,8 @@ def countdown_benchmark(
         name=f"countdown{suffix}",
         source="generated",
         # a draw of another size is another benchmark (its first 500 rows are the 500-row draw's)
-        version=f"benchmarks.families.countdown {chosen.version}, draw {DRAW_VERSION}" + (
-            "" if rows == DEFAULT_DRAW_ROWS else f" of {rows}"
-        ),
+        version=f"benchmarks.families.countdown {chosen.version}, draw {DRAW_VERSION}"
+        + ("" if rows == DEFAULT_DRAW_ROWS else f" of {rows}"),
         file_name=None,
         expected_rows=None,
         required_fields=("id", "problem", "answer", "numbers", "target"),

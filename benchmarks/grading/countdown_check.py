@@ -127,4 +127,3 @@ def countdown_suspects(completion: str, spec: str) -> list[str]:
     numbers, target = parse_spec(spec)
     lenient, strict, _ = grade_countdown(completion, numbers, target)
     return ["unpaid_steps"] if lenient and not strict else []
-

@@ -97,9 +97,7 @@ class SuspectSample:
 class RewardCheck:
     """Runs the detectors on a sample of each step's completions (see the module docstring)."""
 
-    def __init__(
-        self, config: RewardConfig, seed: int, log_file: Path | None = None, task: TaskConfig | None = None
-    ):
+    def __init__(self, config: RewardConfig, seed: int, log_file: Path | None = None, task: TaskConfig | None = None):
         self.detectors = detectors_for(task, config)
         self.sample_size = config.suspect_sample
         self.threshold = config.suspect_warn
