@@ -80,7 +80,7 @@ def _plot(ax, histories: Histories, labels: list[str], key: str, window: int = S
             steps,
             values.mean(0),
             color=colour(label),
-            label=f"{label} ({len(values)} seeds)",
+            label=f"{label} ({len(values)} seed{'s' * (len(values) != 1)})",
             linewidth=1.6,
             marker=marker,
             markersize=4,
@@ -218,7 +218,7 @@ def staleness_figure(histories: Histories, path: Path) -> Path | None:
                 continue
             steps, values = curves
             ax.plot(steps, values.mean(0), color=colour(loss), linestyle=STALENESS_STYLES[k], linewidth=1.5,
-                    label=f"{loss} K={k} ({len(values)} seeds)")  # fmt: skip
+                    label=f"{loss} K={k} ({len(values)} seed{'s' * (len(values) != 1)})")  # fmt: skip
         ax.set_xlabel("RL step")
         ax.set_ylabel(f"{ylabel}, {SMOOTH}-step avg", fontsize=9)
         ax.grid(alpha=0.3)

@@ -122,3 +122,16 @@ def test_a_difference_inside_noise_and_a_claim_whose_row_did_not_run():
     assert noise.verdict == "inside noise" and noise.family == 1 and noise.adjusted_p == noise.difference.p_value
     assert missing.verdict == "not run" and "needs rows CE-GPPO(0.5,1) and DAPO" in missing.line()
     assert accuracy_note([missing]) == "Accuracy claims: none ran (their rows are missing)."
+
+
+def test_one_seed_gives_no_accuracy_verdict_however_small_its_problem_interval():
+    # one seed per row: a row 15 points above on every problem is still seed luck as far as one seed can
+    # tell (the countdown testbed's seed 0 put CE-GPPO(0.5,1) 3.6 points over GRPO; six seeds: -1.2)
+    scores = {
+        "GRPO": row_scores(row(0.0, seeds=(0,), seed=7), ["aime"]),
+        "CE-GPPO(0.5,1)": row_scores(row(0.15, seeds=(0,), seed=9), ["aime"]),
+    }
+    verdict = check_accuracy_claims(scores, ["aime"])[0]
+    assert verdict.difference.seeds == 1 and verdict.difference.low > 0  # the problems-only interval excludes 0
+    assert verdict.verdict == "inside noise" and verdict.adjusted_p < 0.05
+    assert "1 seed: no verdict, the seed's own luck is not measured" in verdict.line()
