@@ -55,3 +55,18 @@ def test_an_unexpected_argument_is_refused_before_the_command_runs():
     with pytest.raises(ConfigError, match=r"^unexpected argument 'y'; see harness x --help$"):
         command(None, ["y"])
     assert calls == []
+
+
+def test_table1_defaults_to_the_countdown_testbed_on_cpu_and_the_paper_with_a_gpu(monkeypatch):
+    import torch
+
+    from harness.profiles import get_profile
+    from harness.reports.commands.table1_command import default_table_profile
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert default_table_profile() == "countdown"
+    # the budget r21 chose for 4 points (docs/countdown-testbed.md): 9 seeds x 1 sample on the 2,000-problem draw
+    profile = get_profile("countdown")
+    assert (profile.seeds, profile.k, profile.suite) == (9, 1, "countdown_addsub")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert default_table_profile() == "paper"
