@@ -30,7 +30,8 @@ _GRADER = (
     # response", "the model scoring this answer" (a noun of a program or a person, then a participle of grading).
     r"|whoever\b[^.,:;\n]{0,30}?\b(?:grad|check|scor|mark|review|evaluat|read|judg|assess)\w*(?: (?:this|it|the))?"
     r"|(?:ai|model|system|llm|bot|program|script|tool|person|one)(?: (?:that|who|which) is)?"
-    r" (?:grading|scoring|evaluating|checking|marking|judging|reviewing|assessing|rating)\b)"
+    r" (?:grading|scoring|evaluating|checking|marking|judging|reviewing|assessing|rating)\b"
+    r"(?: (?:this|it|these)| (?:my|our|the) [a-z]+)?)"
 )
 _ADDRESS = re.compile(
     r"\b(?:note|message|instructions?|reminder|memo|hint|attention|request|p\.?s\.?)\s*(?:to|for)\s+"

@@ -68,6 +68,7 @@ _NOT_UNITS = re.compile(
 # A name of the value in words before "=" ("LCM = 56", "Total cost = 12"), not a variable of one letter; the
 # "=" may open a math span ("Area $= 9 \times 4 = 36$": group 2 is then "$").
 _LABEL_EQUALS = re.compile(r"([A-Za-z]{2,}(?: [A-Za-z]+){0,3})\s*(\$?)\s*=\s*(?=\S)")
+_SPAN_UNITS = re.compile(r"\$((?:\s+[A-Za-z]+(?:/[A-Za-z]+)?\.?){1,3})\Z")  # "$60$ km/h": a span, then unit words
 _MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s+[A-Za-z]+){0,2}")
 
 
@@ -101,6 +102,9 @@ def answer_text(text: str) -> str | None:
         if _DOLLAR.search(inner) or "\\(" in inner or "\\[" in inner:
             return None  # "$2x \\ge 6$, so $x \\ge 3$": two spans and words between them
         return inner.rstrip(".").strip() or None
+    units = _SPAN_UNITS.search(text) if text.startswith("$") else None
+    if units is not None and not _NOT_UNITS.search(units.group(1)):  # "$120 / 2 = 60$ km/h": the span
+        return answer_text(text[: units.start(1)])
     if "$" in text.replace("\\$", "") or "\n" in text:  # maths and prose mixed, or two lines
         return None
     if _SINGLE_WORD.fullmatch(text):  # "Evelyn", "B", "yes"
@@ -120,8 +124,8 @@ def answer_text(text: str) -> str | None:
 def unit_words(text: str) -> str:
     """The unit words at the end of an answer text that `answer_text` drops ("" when none)."""
     text = text.strip().strip("*").strip().rstrip(".!").strip()
-    found = _UNITS.search(text) if re.search(r"\d", text) and "$" not in text else None
-    return "" if found is None else found.group()
+    found = _UNITS.search(text) if re.search(r"\d", text) and "$" not in text else _SPAN_UNITS.search(text)
+    return "" if found is None else found.group(found.lastindex or 0)
 
 
 def unit_qualifier(text: str) -> tuple[str, ...]:
