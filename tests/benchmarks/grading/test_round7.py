@@ -37,6 +37,9 @@ def test_the_unicode_minus_is_a_minus_sign_in_an_unboxed_result():
          "rectangle?", (True, True)),
         ("Total $= 6 + 6 = 12$.", "12", "How many eggs are in two half-dozens?", (True, True)),
         ("Perimeter $= 2(4 + 9) = 26$.", "26", "What is the area of a 2 by 13 rectangle?", (False, False)),
+        ("Speed $= 150 / 3 = 50$ km/h.", "50", "A bus covers 150 km in 3 h. How fast is it, in km/h?", (True, True)),
+        ("Height $= 50$ km/h.", "50", "A bus covers 150 km in 3 h. How fast is it, in km/h?", (False, False)),
+        ("Perimeter = 26", "26", "What is the area of a 2 by 13 rectangle?", (False, False)),
     ],
 )  # fmt: skip
 def test_a_name_before_a_span_that_opens_with_equals(completion, reference, problem, verdict):
