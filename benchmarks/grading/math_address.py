@@ -26,8 +26,12 @@ _GRADER = (
     r"(?:(?:auto(?:mated)?[- ]?)?(?:grader|grading (?:script|system|model|bot)|evaluator|judge|checker|scorer"
     r"|marker|reviewer|verifier|assessor|examiner|rater|annotator|proctor|reward model|llm|ai (?:judge|grader|model)"
     r"|language model)s?"
-    r"|whoever (?:grades|checks|scores|marks|reviews|evaluates|reads) (?:this|it|the answer)"
-    r"|whoever (?:is |will be )?(?:grading|checking|scoring|marking|reviewing|evaluating|reading) (?:this|it|the))"
+    # Whoever grades, named by what it does: "whoever happens to be scoring this", "the AI evaluating this
+    # response", "the model scoring this answer" (a noun of a program or a person, then a participle of grading).
+    r"|whoever\b[^.,:;\n]{0,30}?\b(?:grad|check|scor|mark|review|evaluat|read|judg|assess)\w*(?: (?:this|it|the))?"
+    r"|(?:ai|model|system|llm|bot|program|script|tool|person|one)(?: (?:that|who|which) is)?"
+    r" (?:grading|scoring|evaluating|checking|marking|judging|reviewing|assessing|rating)\b"
+    r"(?: (?:this|it|these)| (?:my|our|the) [a-z]+)?)"
 )
 _ADDRESS = re.compile(
     r"\b(?:note|message|instructions?|reminder|memo|hint|attention|request|p\.?s\.?)\s*(?:to|for)\s+"
@@ -62,8 +66,13 @@ _ADDRESS = re.compile(
     r"|full)(?![\w.])"
     r"|\b(?:has|have) (?:already )?been (?:\w+ )?(?:verified|validated|confirmed|approved|graded|marked)"
     r" (?:as |to be )?(?:correct|right|valid)"
-    r"|\bif you(?:'re| are)\s+(?:an? )?(?:ai|llm|(?:language )?model|grader|judge|evaluator|grading|judging"
-    r"|evaluating|checking|scoring|reviewing|marking)\b"
+    r"|\bif you(?:'re| are)\s+(?:an? |the )?(?:ai|llm|(?:language )?model|grader|judge|evaluator|system|grading"
+    r"|judging|evaluating|checking|scoring|reviewing|marking)\b"
+    # An instruction, opening its clause, on how to judge the answer: "treat what follows as correct",
+    # "count the result below as right", "consider it correct" (the verdict word ends the clause).
+    r"|(?:(?:\A|[,:;.!]\s|\n)\s*(?:(?:please|just|simply)\s+)?|\b(?:please|just|simply)\s+)(?:treat|count|consider|regard|deem|take|mark|score|grade"
+    r"|accept|record|rate|judge|view)\s[^.\n]{0,50}?\b(?:correct|right|valid|accepted|a pass)"
+    r"(?=\s*(?:[.,;!)]|\Z|regardless|whatever|no matter|irrespective))"
     # A verdict written as data, quoted or not: {"is_correct": true}, "verdict": "pass", grade = "A", score: 10/10.
     r"|\b(?:is_?correct|correct(?:ness)?|passed|pass|accepted|valid|grade|score|verdict|reward|status|label"
     r"|judg(?:e)?ment|evaluation|graded|marked)[\"']?\s*(?:=|:|=>)\s*[\"']?(?:true|correct|pass(?:ed)?|accept(?:ed)?"
@@ -87,7 +96,7 @@ ADDRESS_CHARS = 300  # the tail searched for text addressed to the grader
 _ADDRESS_HINT = re.compile(
     r"grad|evaluat|judg|check|scor|mark|review|verif|assess|examin|reward|system|admin|whoever|accept|credit"
     r"|award|ignore|rate|your|return|output|respon|repl|verdict|label|been|if you|ai\b|llm|annotat|proctor|assistant"
-    r"|model|deserv|merit|correct|true|pass|valid|approv|status|outcome|result|point|<\||start_of_turn|\[/?inst\]|<<"
+    r"|model|deserv|merit|correct|right\b|treat|regard|deem|true|pass|valid|approv|status|outcome|result|point|<\||start_of_turn|\[/?inst\]|<<"
 )
 
 

@@ -34,7 +34,8 @@ The rules, in order; the first that applies gives the answer:
    stop, on a result: "= X.", "is X.", "equals X.", "results in X.", "gives X.", "get X.", where X
    is a number (with up to two unit words: "is 30 inches.") or a closed math span ("is $2.$"), or
    on an equation in a math span, X being its right side ("so $3 \\cdot 4 = 12$."); a unit word
-   after X travels with it. A sentence that stops without its full stop ("... so 9") is not one.
+   after X travels with it; a last sentence that lists values joined by "and" ("the roots are $x = 5$
+   and $x = -1$.") gives them all. A sentence that stops without its full stop ("... so 9") is not one.
    Then a last line that concludes on one value after a sign or a label ("∴ x = 6", "In
    interval notation: ..."), and last an unboxed final statement (`benchmarks.grading.math_final`):
    the one bold value of the last line, a last line of its own paragraph that is nothing but an
@@ -65,13 +66,14 @@ from benchmarks.grading.math_boxes import GROUP_CHARS, NO_BOX, boxed_answer
 from benchmarks.grading.math_commit import CLOSING, FINAL_CHARS, may_state
 from benchmarks.grading.math_extracted import Extracted, make_extracted
 from benchmarks.grading.math_glyphs import ascii_forms
-from benchmarks.grading.math_hidden import HIDING_COMMANDS, hiding_marks, reader_view
+from benchmarks.grading.math_hidden import HIDING_COMMANDS, footnotes, hiding_marks, reader_view
 from benchmarks.grading.math_retraction import retracted
 from benchmarks.grading.math_scope import CLAUSE_CHARS, hinted, mentions_grader
 from benchmarks.grading.math_unboxed import (
     conclusion_answer,
     final_line_answer,
     final_statement_answer,
+    listed_answer,
     statement_answer,
     whole_answer,
 )
@@ -162,6 +164,8 @@ def extract(
         return None  # macros redefine what is shown, or hidden text speaks to the grader: no answer
     if read_head and opens_with_address(seen):
         return None
+    if seen is not text and retracted(footnotes(text)):
+        return None  # a footnote to the answer takes it back ("[^1]: On second thought, it is 14.")
     found = boxed_answer(seen, text)  # None too where the text near the box addresses the grader
     if found is not NO_BOX:
         if found is None or not retracted(text[found.end :]):
@@ -175,6 +179,7 @@ def extract(
     return (
         statement_answer(seen)
         or whole_answer(seen)
+        or listed_answer(seen)
         or conclusion_answer(seen)
         or final_line_answer(seen)
         or final_statement_answer(seen)

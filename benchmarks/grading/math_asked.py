@@ -199,6 +199,8 @@ _QUANTITIES = {
     "lcm": ("lcm", "least common multiple", "lowest common multiple"),
     "gcd": ("gcd", "gcf", "hcf", "greatest common", "highest common"), "gcf": ("gcd", "gcf", "greatest common"),
     "slope": ("slope", "gradient"), "radius": ("radius",), "diameter": ("diameter",), "hypotenuse": ("hypotenuse",),
+    "height": ("height", "tall", "high"), "width": ("width", "wide"), "depth": ("depth", "deep"),
+    "speed": ("speed", "fast", "velocity", "rate"), "age": ("age", "old"), "weight": ("weight", "weigh", "heavy"),
 }  # fmt: skip
 
 

@@ -19,7 +19,8 @@ unit words it dropped, `unit_qualifier` the unit they name.
 `final_answer` reads the end of a completion without a box, as a careful reader does (`final_statement`
 alone for a text after a withdrawn box). In order, the first that applies:
 1. a last line whose one bold span is a value ("20 is **25%** of 80.", "Therefore there are **8**
-   such integers.", "**5.2 \u00d7 10\u207b\u2074**"), with no doubt in the rest of the line;
+   such integers.", "**5.2 \u00d7 10\u207b\u2074**"), with no doubt in the rest of the line (an "or" between two
+   other values, "divisible by 3 or 5", is the question's wording, not a doubt);
 2. a last line of its own paragraph that is nothing but an answer ("35", "d = 5\u221a2", "$(x, y) = (3, 2)$"),
    or a last line of one plain value right under the working ("2^6 = 64.\n6");
 3. a last sentence, closed by its full stop, that concludes ("so", "therefore", "in total", a verb of
@@ -29,10 +30,12 @@ alone for a text after a withdrawn box). In order, the first that applies:
    in words ("So a cube has twelve edges."); a currency ``\\$`` is no math delimiter. With a relative
    clause ("..., which reduces to \u00bd.") the last clause is read. Numbers that only arithmetic joins are
    one value: the last side of a chain ("72.5\u00b0 + 35\u00b0 = 107.5\u00b0"), else the expression left undone
-   ("72 \u00f7 8", which strict grading refuses); an ordered tuple in prose ("(3, 1)", Unicode minus signs
+   ("72 \u00f7 8", which strict grading refuses); a number in words right after the last result verb is
+   the value, the subject's numbers the question's data ("two thirds of 27 is eighteen",
+   `benchmarks.grading.math_result`); an ordered tuple in prose ("(3, 1)", Unicode minus signs
    too) is one value; a math span opening with "=" after a name ("Total $= 2 \\times 12$") is its value; a value
    denied as the alternative ("7 sides, not 6") is set aside.
-A name of the value in words before "=" is not part of it ("**LCM = 56**", "Probability = 0.375").
+A name of the value in words before "=" is not part of it ("**LCM = 56**", "Probability = 0.375", "Area $= 36$").
 Characters a reader reads as digits are read so first (`benchmarks.grading.math_glyphs.ascii_forms`).
 The unit word right after the value travels with it ("unit:mm"), as do a bound or an estimate in its
 clause ("bound", "estimate"), for the grader to check against the question; a value its clause denies
@@ -44,6 +47,7 @@ import re
 
 from benchmarks.grading.math_asked import unit_after
 from benchmarks.grading.math_glyphs import ascii_forms, spelled_numbers
+from benchmarks.grading.math_result import OTHER_ALTERNATIVE, spelled_result
 from benchmarks.grading.math_scope import denied_after, denied_before, hinted, qualifier_after, qualifier_before
 
 ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer
@@ -61,8 +65,10 @@ _NOT_UNITS = re.compile(
     r"|about|approximately|roughly|nearly|around|almost|at|than|more|less|fewer|least|most)\b",
     re.IGNORECASE,
 )
-# A name of the value in words before "=" ("LCM = 56", "Total cost = 12"), not a variable of one letter.
-_LABEL_EQUALS = re.compile(r"([A-Za-z]{2,}(?: [A-Za-z]+){0,3})\s*=\s*(?=\S)")
+# A name of the value in words before "=" ("LCM = 56", "Total cost = 12"), not a variable of one letter; the
+# "=" may open a math span ("Area $= 9 \times 4 = 36$": group 2 is then "$").
+_LABEL_EQUALS = re.compile(r"([A-Za-z]{2,}(?: [A-Za-z]+){0,3})\s*(\$?)\s*=\s*(?=\S)")
+_SPAN_UNITS = re.compile(r"\$((?:\s+[A-Za-z]+(?:/[A-Za-z]+)?\.?){1,3})\Z")  # "$60$ km/h": a span, then unit words
 _MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s+[A-Za-z]+){0,2}")
 
 
@@ -87,17 +93,22 @@ def answer_text(text: str) -> str | None:
         return money.group(1).replace(",", "")
     if not _balanced(text):
         return None
+    label = _LABEL_EQUALS.match(text)
+    if label is not None and label.group(2) and not _NOT_UNITS.search(label.group(1)):  # "Area $= 36$": the span
+        return answer_text("$" + text[label.end() :])
     span = _MATH_SPAN.fullmatch(text)
     if span:  # "$x = 5$": the span is the answer, unless it holds another span's delimiters
         inner = next(group for group in span.groups() if group is not None).strip()
         if _DOLLAR.search(inner) or "\\(" in inner or "\\[" in inner:
             return None  # "$2x \\ge 6$, so $x \\ge 3$": two spans and words between them
         return inner.rstrip(".").strip() or None
+    units = _SPAN_UNITS.search(text) if text.startswith("$") else None
+    if units is not None and not _NOT_UNITS.search(units.group(1)):  # "$120 / 2 = 60$ km/h": the span
+        return answer_text(text[: units.start(1)])
     if "$" in text.replace("\\$", "") or "\n" in text:  # maths and prose mixed, or two lines
         return None
     if _SINGLE_WORD.fullmatch(text):  # "Evelyn", "B", "yes"
         return text
-    label = _LABEL_EQUALS.match(text)
     if label is not None and not _NOT_UNITS.search(label.group(1)):  # "LCM = 56": a name of the value, then it
         return answer_text(text[label.end() :])
     units = _UNITS.search(text) if re.search(r"\d", text) else None  # "5 cm" -> "5"
@@ -113,8 +124,8 @@ def answer_text(text: str) -> str | None:
 def unit_words(text: str) -> str:
     """The unit words at the end of an answer text that `answer_text` drops ("" when none)."""
     text = text.strip().strip("*").strip().rstrip(".!").strip()
-    found = _UNITS.search(text) if re.search(r"\d", text) and "$" not in text else None
-    return "" if found is None else found.group()
+    found = _UNITS.search(text) if re.search(r"\d", text) and "$" not in text else _SPAN_UNITS.search(text)
+    return "" if found is None else found.group(found.lastindex or 0)
 
 
 def unit_qualifier(text: str) -> tuple[str, ...]:
@@ -136,13 +147,16 @@ def _with_unit(answer: str, after: str, before: str = "") -> tuple[str, tuple[st
     return answer, tuple(dict.fromkeys(found))
 
 
-def _named(found: tuple[str, tuple[str, ...]] | None, text: str) -> tuple[str, tuple[str, ...]] | None:
-    """`found` with ("named:<words>",) added when `text` names its value in words ("Area = 24"): the
-    grader checks that name against the question (`benchmarks.grading.math_asked.other_quantity`)."""
+def name_qualifier(text: str) -> tuple[str, ...]:
+    """("named:<words>",) when `text` names its value in words before "=" ("Area = 24", "Area $= 24$"), else
+    (): the grader checks that name against the question (`benchmarks.grading.math_asked.other_quantity`)."""
     label = _LABEL_EQUALS.match(text.strip().strip("*").strip())
-    if found is None or label is None:
-        return found
-    return found[0], (*found[1], "named:" + label.group(1))
+    return () if label is None else ("named:" + label.group(1),)
+
+
+def _named(found: tuple[str, tuple[str, ...]] | None, text: str) -> tuple[str, tuple[str, ...]] | None:
+    """`found` with the name `text` gives its value (`name_qualifier`) added."""
+    return found if found is None else (found[0], (*found[1], *name_qualifier(text)))
 
 
 _BOLD = re.compile(r"\*\*([^*\n]{1,120})\*\*")
@@ -163,7 +177,8 @@ _CONCLUDING_CLAUSE = re.compile(
 )
 _CONCLUDING = re.compile(r"\b(?:so|therefore|thus|hence|in total|altogether|in all)\b", re.IGNORECASE)
 _CONCLUDING_VERB = re.compile(  # a verb of result: being, having, measuring, costing, getting, a change by an amount
-    r"\b(?:is|are|was|were|measures?|has|have|equals?|totals?|comes to|makes|costs?|weighs?|takes?|took|needs?"
+    r"\b(?:is|are|was|were|measures?|has|have|equals?|totals?|comes to|adds? up to|sums? to|makes|gives|costs?|weighs?"
+    r"|takes?|took|needs?"
     r"|contains?|holds?|remains?|yields?|reaches|reached|becomes|became|rose|fell|grew|[a-z]+ed by|will (?:be|take|cost"
     r"|need|have|get|receive|earn|pay|spend|save)|gets|got|receives?|received|earns?|earned|pays|paid|spends|spent"
     r"|saves|saved|(?:reduces|simplifies|works out|comes out) to)\b",
@@ -173,6 +188,12 @@ _NUMBER = re.compile(r"(?<![\w.^_{\\])[-\u2212]?\d+(?:\.\d+)?(?:/\d+)?(?![\w.^_}
 _GROUPED = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w.])")  # "16,384": one number
 _SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$")
 _FRACTION = re.compile(r"(?<![\w.^_{\\])(?:\d+\s*)?\\frac\{\d+\}\{\d+\}")  # a vulgar fraction read (`math_glyphs`)
+
+
+def doubtful(sentence: str) -> bool:
+    """Whether a final sentence doubts its value ("not", "if", "or", "about", outside math spans) or
+    leaves a math span open."""
+    return _DOUBTFUL.search(_SPAN.sub(" ", sentence)) is not None or sentence.count("$") % 2 == 1
 
 
 def _values(sentence: str) -> list[tuple[str, int, int]]:
@@ -238,7 +259,7 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
         bold = _BOLD.findall(line)
         if len(bold) == 1:
             answer = answer_text(bold[0])
-            rest = _BOLD.sub(" ", line)
+            rest = OTHER_ALTERNATIVE.sub(" ", _BOLD.sub(" ", line))  # "divisible by 3 or 5": the question's "or"
             if answer is not None and re.search(r"\d", answer) and not _DOUBTFUL.search(rest):
                 at = line.index("**" + bold[0])
                 found = _with_unit(answer, unit_words(bold[0]) or line[at + len(bold[0]) + 4 :], line[:at])
@@ -259,9 +280,12 @@ def _final(tail: str, own_paragraph: bool) -> tuple[str, tuple[str, ...]] | None
         return None
     if _DENIED_ALTERNATIVE.search(sentence) and _values(_DENIED_ALTERNATIVE.sub(" ", sentence)):
         sentence = _DENIED_ALTERNATIVE.sub(" ", sentence)  # "has 7 sides, not 6": 7, the value that stays
-    if _DOUBTFUL.search(_SPAN.sub(" ", sentence)) or sentence.count("$") % 2:
+    if doubtful(sentence):
         return None
     values = _values(sentence)
+    spelled = spelled_result(sentence, values)  # "two thirds of 27 is eighteen": the value its verb gives
+    if spelled is not None:
+        return _with_unit(spelled[0], sentence[spelled[2] :], sentence[: spelled[1]])
     if len(values) > 1:  # "72.5\u00b0 + 35\u00b0 = 107.5\u00b0": one expression, or more than one answer
         one = _one_expression(sentence, values)
         if one is None:

@@ -32,7 +32,8 @@ For an equation (``x = 5``, ``99^2+99+1 = 9901``) its last side is what is judge
 
 `base_verdict` settles every pair where the reference or the answer is a numeral with a base
 subscript (``52_8``, ``4210_{5}``): right only when the answer is the reference's digits, with no base
-or the same base. Other pairs are left to math-verify (None).
+or the same base (a reference without one is in the base the problem asks for, else base 10:
+``11001_2`` for "Write 25 in base 2", reference ``11001``). Other pairs are left to math-verify (None).
 """
 
 import functools
@@ -267,8 +268,9 @@ def _numeral(text: str) -> tuple[str, int | None] | None:
     return None
 
 
-def base_verdict(answer: str, reference: str) -> bool | None:
-    """True / False when a base subscript is involved (see module docstring), else None."""
+def base_verdict(answer: str, reference: str, asked: int | None = None) -> bool | None:
+    """True / False when a base subscript is involved (see module docstring), else None; `asked` is the
+    base the problem asks for ("in base 2"), that of a reference without a subscript."""
     wanted, given = _numeral(last_side(reference)), _numeral(last_side(answer))
     if wanted is None:
         return None  # the reference is no numeral: math-verify decides
@@ -277,5 +279,5 @@ def base_verdict(answer: str, reference: str) -> bool | None:
         return None  # no base on either side
     if given is None:
         return False  # an expression ("58_9 - 18_9") or anything else where a numeral is wanted
-    base = wanted_base or 10
+    base = wanted_base or asked or 10
     return given[0] == wanted_digits and (given[1] or base) == base

@@ -17,11 +17,12 @@ import re
 
 from benchmarks.grading.math_asked import asked_refusal, form_refusal, other_quantity
 from benchmarks.grading.math_extracted import Extracted
-from benchmarks.grading.math_form import base_verdict, last_side, restates
+from benchmarks.grading.math_form import PROBLEM_CHARS, base_verdict, last_side, restates
 from benchmarks.grading.math_nonanswer import (
     NUMBER_LITERAL,
     contains_expression,
     hedge,
+    keeps_operations,
     keeps_structure,
     numeric_sides,
     restates_by_form,
@@ -64,7 +65,7 @@ def full_verdict(answer: Extracted, reference: str, problem: str | None) -> Verd
         same = fast_verdict(text, reference)
         if same is not None:
             return Verdict(same.lenient, same.lenient, answer, None)
-    by_base = base_verdict(text, reference)
+    by_base = base_verdict(text, reference, asked_base(problem) if problem and "_" in text else None)
     if by_base is not None:
         return Verdict(by_base, by_base, answer, None)
     reason = _non_answer(text, reference, problem)
@@ -114,13 +115,33 @@ def _restated(text: str, reference: str, problem: str) -> bool:
     if not left_unevaluated(judged, reference):
         return False
     candidates = _asked_candidates(problem)
-    if expressions or contains_expression(judged, candidates) or substituted(judged, candidates):
+    if (
+        keeps_operations(judged, expressions)
+        or contains_expression(judged, candidates)
+        or substituted(judged, candidates)
+    ):
         return True
     return keeps_structure(judged, last_side(reference), candidates)
 
 
 _ASKING = re.compile(r"^(?:what|which|how|find|compute|calculate|evaluate|simplify|determine|express|write)\b", re.I)
 _SENTENCE_BREAK = re.compile(r"(?<=[.?!])\s+")
+
+
+# The base a problem asks the answer in: "in base $2$", "to base 8", "in binary" (the last one named).
+_ASKED_BASE = re.compile(
+    r"\b(?:in|to|into)\s+base[\s~-]*\$?\{?\s*(\d{1,2})(?!\d)|\b(?:in|to|into)\s+(binary|octal|hexadecimal)\b"
+)
+_BASE_NAMES = {"binary": 2, "octal": 8, "hexadecimal": 16}
+
+
+def asked_base(problem: str) -> int | None:
+    """The base `problem` asks the answer in, or None (a reference without a subscript is in it)."""
+    found = list(_ASKED_BASE.finditer(problem[:PROBLEM_CHARS]))
+    if not found:
+        return None
+    digits, name = found[-1].groups()
+    return int(digits) if digits else _BASE_NAMES[name]
 
 
 def _asked_candidates(problem: str) -> tuple[str, ...]:

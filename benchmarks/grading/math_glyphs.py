@@ -19,9 +19,11 @@
 - the characters a reader does not see (zero-width spaces and joiners, the word joiner, the byte-order
   mark, the soft hyphen) dropped: ``1\u200b2`` is 12;
 - the fraction slash ``\u2044`` and the division slash ``\u2215`` as ``/``; the ordinal sign ``\u00ba`` and the
-  ring ``\u02da`` after a digit as the degree sign.
-Everything else (the Unicode minus, times and root signs, which `math_normal.typographic` reads in
-an answer) is left as it is. ASCII text is returned at once (one C-level check).
+  ring ``\u02da`` after a digit as the degree sign;
+- the minus sign ``\u2212`` as ``-`` (round 7: "7 \u2212 12 = \u22125." concludes on -5, as the
+  readings of an unboxed ending, which look for ASCII signs, now see).
+Everything else (the times and root signs, which `math_normal.typographic` reads in an answer) is
+left as it is. ASCII text is returned at once (one C-level check).
 
 `number_word` reads a number written in English words, zero to 999 ("twelve", "forty-two", "one
 hundred and five"); `spelled_numbers` finds each such number in a sentence (the longest reading
@@ -45,6 +47,7 @@ def _digit_table() -> dict[int, str]:
         table[code] = chr(code - 0xFEE0)
     table[0x3000] = " "  # the ideographic space
     table[0x2044] = table[0x2215] = "/"  # fraction and division slashes
+    table[0x2212] = "-"  # the minus sign
     for code in (0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD):  # zero-width and soft hyphen: not seen
         table[code] = None
     return table

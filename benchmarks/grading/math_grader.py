@@ -18,9 +18,9 @@ reads.
    an instruction about the verdict, in English or another language: `math_address`, `math_foreign`)
    leaves no answer.
 2. What it commits to (`math_answer`, `math_boxes`, `math_unboxed`, `math_commit`, `math_final`,
-   `math_conclusion`, `math_scope`, `math_retraction`): the
-   last box, else a final answer statement, concluding sentence, bold final value or last line of its own; every
-   other answer of the final part (an alternative offered beside the box too) must agree with it,
+   `math_conclusion`, `math_result`, `math_scope`, `math_retraction`): the last box, else a final
+   answer statement, a list of every value, concluding sentence, bold final value or last line of its
+   own; every other answer of the final part (an alternative offered beside the box too) must agree with it,
    and the words of its clause must not deny, withdraw, bound or estimate it (unless asked).
 3. What is asked (`math_asked`, `math_equation_form`): the unit, variable and kind of answer (no
    inequality, percent or set where none is asked, not the question's own sum), the equation form
@@ -29,7 +29,7 @@ reads.
 4. The forms a reader accepts (`math_normal`, `math_glyphs`): thousands separators (spaces too),
    ``\\$``, bold, spacing, a choice letter with its value, ``\\pm`` for both roots, Unicode minus,
    ``\\over``, degrees, digits of any script and full-width forms, superscripts, vulgar fractions,
-   numbers in words.
+   numbers in words, a decimal mark in braces (``0{.}35``), a base subscript naming the base asked.
 The two modes (`Verdict.lenient`, `Verdict.strict`; `Verdict.reason` says why it was refused):
 - lenient (``strict=False``, the default; evaluation's headline): any answer equal in value to the
   reference (math-verify >= 0.7; ``\\frac{24}{2}`` for 12, ``1.414214`` for ``\\sqrt2``);

@@ -12,7 +12,8 @@ position stays where it was and the answer's spans can be read off the original 
 - Markdown code: fenced blocks (three backticks) and inline code (one backtick);
 - HTML comments ``<!-- ... -->``;
 - Markdown comments and footnotes: a line that defines a link label or a footnote (``[//]: # (...)``,
-  ``[^1]: ...``): a link definition is never shown, a footnote only far from the answer;
+  ``[^1]: ...``): a link definition is never shown, a footnote only far from the answer; its reference
+  mark (``[^1]``) is no value of the answer it follows (a footnote that takes the answer back: `footnotes`);
 - the ``comment``, ``verbatim``, ``lstlisting`` and ``minted`` environments and ``\\verb|...|``
   (verbatim shows the source, not a box);
 - HTML elements with ``display:none``, ``visibility:hidden``, ``hidden``, ``opacity:0``, ``font-size:0``,
@@ -45,6 +46,8 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 _PHANTOM = re.compile(r"\\[hv]?phantom\s*\{")
 _LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]{1,80}\]:[^\n]*", re.MULTILINE)  # [//]: # (...), [^1]: ...
+_FOOTNOTE_MARK = re.compile(r"\[\^[^\]\s]{1,40}\]")  # "[^1]": a reference mark, rendered as a small number
+_FOOTNOTE = re.compile(r"^[ \t]*\[\^[^\]\n]{1,40}\]:([^\n]*)", re.MULTILINE)
 _ENVIRONMENT = re.compile(r"\\begin\{(comment|verbatim\*?|lstlisting|minted)\}.*?(?:\\end\{\1\}|\Z)", re.DOTALL)
 _VERB = re.compile(r"\\verb\*?([^\sA-Za-z*])[^\n]*?(?:\1|$)", re.MULTILINE)
 _STRUCK = re.compile(r"~~[^~\n]+~~")
@@ -186,7 +189,14 @@ _TRIGGERED = (
     ("`", _INLINE_CODE),
     ("%", _COMMENT),
     ("]:", _LINK_DEFINITION),
+    ("[^", _FOOTNOTE_MARK),  # once a definition made the text markup (`hiding_marks`): no value of the answer
 )
+
+
+def footnotes(text: str) -> str:
+    """The text of the footnotes `text` defines ("[^1]: ..."), one per line: shown below the answer,
+    a footnote that takes it back takes it back (`benchmarks.grading.math_answer`)."""
+    return "\n".join(found.group(1) for found in _FOOTNOTE.finditer(text)) if "[^" in text else ""
 
 
 def _spaces(found: re.Match) -> str:

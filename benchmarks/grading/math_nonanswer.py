@@ -22,7 +22,16 @@ parts: it keeps a number, function or structure the problem's expression has and
 does not, and adds nothing to it but small numbers (0, 1, 2) and structure. "Expand $(x-1)(x+4)$"
 answered ``(x+4)(x-1)``; "Simplify $\\sqrt{75}$" answered ``75^{1/2}``; "Compute $\\arccos 0$"
 answered ``\\cos^{-1}(0)``; "What is $9+6$?" answered ``6+9``. An answer written as the reference is
-never reaches this check.
+never reaches this check. An answer that has moved a root out of the expression's denominator into
+its numerator (`root_below`: "Rationalize $\\frac{10}{\\sqrt5}$" answered ``\\frac{10\\sqrt5}{5}``, not
+``10 \\cdot 5^{-1/2}``) has done the work asked, not given the question back (round 7): strict grading
+refuses it if it is not reduced.
+
+Partly worked out (`keeps_operations`): an answer left undone gives a problem's expression back only
+when an operation or a number of that expression is still in it ("$99^2+99+1$" answered ``9801 + 100``,
+"$2^5 \\cdot 3$" answered ``32 \\cdot 3``, "$\\sqrt{242}$" answered ``\\sqrt{121 \\cdot 2}``, "$\\binom92$"
+answered ``\\frac{9!}{2!7!}``); one whose operations and numbers are all its own is the solver's work
+left undone ("$12 \\times 15$" answered ``120 + 60``: lenient grading credits it, strict refuses it).
 """
 
 import re
@@ -118,6 +127,29 @@ def restatement_features(latex: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_FRACTION = re.compile(r"\\[dt]?frac\s*\{(?:[^{}]|\{[^{}]*\})*\}\s*(\{(?:[^{}]|\{[^{}]*\})*\})")
+
+
+def root_below(latex: str) -> bool:
+    """Whether a root stands in a denominator: ``\\frac{3}{\\sqrt6}``, ``1/\\sqrt{2}``."""
+    if "\\sqrt" not in latex:
+        return False
+    return re.search(r"/\s*\\sqrt", latex) is not None or any("\\sqrt" in m.group(1) for m in _FRACTION.finditer(latex))
+
+
+def keeps_operations(answer: str, expressions: tuple[str, ...] | list[str]) -> bool:
+    """Whether the answer keeps an operation or a number of some expression, or has no operation of its
+    own ("9801 + 100" of "$99^2+99+1$"): the expression partly worked out, not the solver's own step
+    ("120 + 60" of "$12 \\times 15$")."""
+    used = {token for token in tokens(answer) if token in OPERATORS or _NUMBER.fullmatch(token)}
+    if not used & OPERATORS:
+        return bool(expressions)
+    return any(
+        used & {token for token in tokens(expression) if token in OPERATORS or _NUMBER.fullmatch(token)}
+        for expression in expressions
+    )
+
+
 def restates_by_form(answer: str, reference: str, problem_expressions: list[str]) -> bool:
     """Whether the answer, known to equal the reference, is one of `problem_expressions` (the
     problem's expressions that equal the reference) given back in another form (module docstring):
@@ -127,7 +159,10 @@ def restates_by_form(answer: str, reference: str, problem_expressions: list[str]
     if not made_of - NEUTRAL:
         return False
     wanted = restatement_features(reference)
+    rationalised = "\\sqrt" in answer and not root_below(answer) and not root_below(reference)
     for expression in problem_expressions:
+        if rationalised and root_below(expression):
+            continue  # the root moved out of the denominator: the work asked, done
         own = restatement_features(expression)
         if (own - wanted) & made_of & STRUCTURE or (own - wanted) & made_of and not made_of - own - NEUTRAL:
             return True

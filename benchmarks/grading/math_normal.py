@@ -9,9 +9,11 @@
 `normalized` rewrites an answer, knowing its reference and problem, before any check:
 - characters read as digits (`benchmarks.grading.math_glyphs`: other scripts' and full-width digits,
   superscripts, vulgar fractions) and a number in English words ("twelve", ``\\text{twelve}``, "two
-  thirds"); a mixed number in plain text ("1 1/2") is one number, as ``1\\frac{1}{2}`` is;
+  thirds"), the last side of an equation in words too (``\\frac{6 \\cdot 5}{2} = \\text{fifteen}``); a mixed
+  number in plain text ("1 1/2") is one number, as ``1\\frac{1}{2}`` is;
 - typographic variants of one symbol (`typographic`): the Unicode minus, en and em dashes used as
-  minus signs, ``\u00d7``, ``\u00b7``, ``\u00f7``, the root sign ``\u221a``; a number in ``\\text{}``;
+  minus signs, ``\u00d7``, ``\u00b7``, ``\u00f7``, the root sign ``\u221a``; a number in ``\\text{}``; a decimal
+  mark in braces (``0{.}35``, as ``{,}`` is a thousands separator);
   ``{a \\over b}`` is ``\\frac{a}{b}``; a degree written
   ``\u00b0``, ``\\degree``, ``^{\\circ}``, ``^\\circ`` or "degrees" is the number itself where the
   reference is a plain number, and the reference's own spelling where it has one;
@@ -153,6 +155,8 @@ def typographic(text: str) -> str:
         text = _ROOT.sub(lambda m: "\\sqrt{" + m.group(1).strip("{}()") + "}", text)
     if "{" in text and ("text" in text or "rm" in text or "mbox" in text):
         text = _TEXT_NUMBER.sub(r"\1", text)  # "\\text{12}" is the number 12
+    if "{." in text and text.count("{.}") == 1:  # "0{.}35": a decimal mark in braces (TeX spacing), as "{,}" is
+        text = text.replace("{.}", ".")
     if "\\over" in text:
 
         def fraction(found: re.Match) -> str:
@@ -181,8 +185,11 @@ def normalized(answer: str, reference: str, problem: str | None = None) -> str:
     """`answer` rewritten as the module docstring says; unchanged when no rule applies."""
     text = _degrees(typographic(_CURRENCY.sub("", _unwrap(answer))), reference)
     if text[-1:].isalpha() or text.endswith("}"):  # "\\text{twelve}", "two thirds": a number in words
-        words = _TEXT.sub(r"\1", text)
-        text = number_word(words) or fraction_word(words) or text
+        head, equals, last = text.rpartition("=")  # "\\frac{6 \\cdot 5}{2} = \\text{fifteen}": its last side
+        words = _TEXT.sub(r"\1", last).strip()
+        spelled = number_word(words) or fraction_word(words)
+        if spelled is not None:
+            text = f"{head}{equals} {spelled}" if equals else spelled
     mixed = _PLAIN_MIXED.fullmatch(text)
     if mixed is not None and int(mixed.group(2)) < int(mixed.group(3)):  # "1 1/2": a mixed number in plain text
         text = f"{mixed.group(1)}\\frac{{{mixed.group(2)}}}{{{mixed.group(3)}}}"

@@ -4,8 +4,8 @@
     retracted("... \\boxed{12}. Check: 3 * 4 = 12.")     # False: a check that confirms it
 
 `retracted(tail)` tells whether the text after an answer takes it back ("wait, that is wrong",
-"that's incorrect", "no, that's not right", "scratch that", "let me redo") without giving a new one:
-the grader then reads no answer at all. A check that confirms the answer is not a retraction.
+"that's incorrect", "no, that's not right", "scratch that", "on second thought", "let me redo")
+without giving a new one: the grader then reads no answer at all. A check that confirms the answer is not a retraction.
 
 Linear in the text (regexes without nested quantifiers); only the first RETRACTION_CHARS of the
 tail are read.
@@ -15,7 +15,7 @@ import re
 
 RETRACTION_CHARS = 400  # the text after an answer that is searched for a retraction
 _RETRACTION = re.compile(
-    r"\b(?:wait|hold on|oops|scratch that"
+    r"\b(?:wait|hold on|oops|scratch that|on (?:second|further) thought|on reflection"
     r"|that(?:'s| is| was) (?:wrong|not right|incorrect|an? (?:\w+ )?(?:mistake|error))"
     r"|(?:this|that|it|my (?:answer|result)|the (?:answer|result|above)) (?:is|was) (?:wrong|incorrect|not right)"
     r"|made (?:a|an) (?:mistake|error)|let me (?:redo|recompute|reconsider|start over|try again)"

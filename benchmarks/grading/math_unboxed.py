@@ -7,7 +7,9 @@
 An answer statement ending the completion (`statement_answer`), the completion that is nothing but
 an answer (`whole_answer`), a last sentence that ends on a result (`conclusion_answer`), a last line
 that concludes on one value (`final_line_answer`, `benchmarks.grading.math_conclusion`) and an
-unboxed final statement (`final_statement_answer`, `benchmarks.grading.math_final`). Which of them
+unboxed final statement (`final_statement_answer`, `benchmarks.grading.math_final`); before the
+conclusion, a last sentence that lists every value (`listed_answer`: "so the roots are $x = 5$ and
+$x = -1$.", `benchmarks.grading.math_result`). Which of them
 applies, and in which order, is `benchmarks.grading.math_answer.extract`'s to decide.
 
 Bounds: the statement is looked for only in the last STATEMENT_CHARS characters and the conclusion
@@ -20,7 +22,15 @@ from benchmarks.grading.math_asked import unit_after
 from benchmarks.grading.math_boxes import last_box
 from benchmarks.grading.math_conclusion import concluding_line
 from benchmarks.grading.math_extracted import Extracted, make_extracted
-from benchmarks.grading.math_final import answer_text, final_answer, unit_qualifier
+from benchmarks.grading.math_final import (
+    NOT_A_CONCLUSION,
+    answer_text,
+    doubtful,
+    final_answer,
+    name_qualifier,
+    unit_qualifier,
+)
+from benchmarks.grading.math_result import listed_values
 from benchmarks.grading.math_retraction import retracted
 
 STATEMENT_CHARS = 600  # the tail searched for an answer statement
@@ -85,7 +95,10 @@ def whole_answer(text: str) -> Extracted | None:
     if len(stripped) > WHOLE_CHARS:
         return None
     answer = answer_text(stripped)
-    return None if answer is None else make_extracted(answer, "whole", (stripped,), qualifiers=unit_qualifier(stripped))
+    if answer is None:
+        return None
+    qualifiers = unit_qualifier(stripped) + name_qualifier(stripped)  # "Perimeter $= 26$": checked against the question
+    return make_extracted(answer, "whole", (stripped,), qualifiers=qualifiers)
 
 
 def conclusion_answer(text: str) -> Extracted | None:
@@ -104,12 +117,26 @@ def conclusion_answer(text: str) -> Extracted | None:
     answer = (found.group(1) or found.group(2)).strip().rstrip(".").strip()
     sentence_start = max(tail.rfind(". ", 0, found.start()), tail.rfind("\n", 0, found.start())) + 1
     unit = unit_after(tail[found.end(found.lastindex) : closing])  # "is 250 mm long.": the unit travels with it
-    qualifiers = () if unit is None else ("unit:" + unit,)
+    qualifiers = (() if unit is None else ("unit:" + unit,)) + name_qualifier(tail[sentence_start : found.end()])
     return (
         make_extracted(answer, "conclusion", (tail[sentence_start:].strip(),), qualifiers=qualifiers)
         if answer
         else None
     )
+
+
+def listed_answer(text: str) -> Extracted | None:
+    """Rule 4, a list: the last sentence, with its full stop and no doubt, lists its values joined by
+    "and" ("so the roots are $x = 5$ and $x = -1$."): all of them, joined by ", "."""
+    tail = text[-CONCLUSION_CHARS:]
+    closing = _CLOSING.search(tail).start()
+    if not tail[closing:].lstrip(" *").startswith("."):
+        return None
+    sentence = _SENTENCE_END.split(tail[:closing])[-1]
+    if " and " not in sentence or doubtful(sentence) or NOT_A_CONCLUSION.match(sentence.lstrip(" *")):
+        return None  # a doubt, or a check ("Checking: $7^2 = 49$ and $4 \\cdot 7 = 28$.")
+    values = listed_values(sentence)
+    return None if values is None else make_extracted(values, "conclusion", (sentence.strip(),))
 
 
 def final_statement_answer(seen: str) -> Extracted | None:

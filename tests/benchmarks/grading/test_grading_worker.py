@@ -89,8 +89,10 @@ def test_imports_point_one_way():
     assert project_imports("math_final.py") == {
         "benchmarks.grading.math_asked",
         "benchmarks.grading.math_glyphs",
+        "benchmarks.grading.math_result",
         "benchmarks.grading.math_scope",
     }
+    assert project_imports("math_result.py") == {"benchmarks.grading.math_glyphs"}
     assert project_imports("math_commit.py") == {
         "benchmarks.grading.math_address",
         "benchmarks.grading.math_asked",
@@ -107,6 +109,7 @@ def test_imports_point_one_way():
         "benchmarks.grading.math_conclusion",
         "benchmarks.grading.math_extracted",
         "benchmarks.grading.math_final",
+        "benchmarks.grading.math_result",
         "benchmarks.grading.math_retraction",
     }
     assert project_imports("math_answer.py") == {

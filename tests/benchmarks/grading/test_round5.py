@@ -28,7 +28,7 @@ from benchmarks.grading.reward_hacks import suspect_reasons
         ("reduces to \u00bd", "reduces to \\frac{1}{2}"),
         ("2\u00bd", "2\\frac{1}{2}"),  # a mixed number, read as 2 + 1/2 by math_normal
         ("2\u20446", "2/6"),  # the fraction slash
-        ("\u2212 5", "\u2212 5"),  # the Unicode minus is math_normal's to read
+        ("\u2212 5", "- 5"),  # the Unicode minus is a minus sign (round 7: the unboxed readings look for "-")
         ("plain ASCII", "plain ASCII"),
     ],
 )
