@@ -14,7 +14,7 @@ from harness.reports.commands import report_command
 
 def default_table_profile() -> str:
     """`countdown` on a machine without a GPU (the CPU testbed that detects 4 points in 45 minutes on 2
-    cores: docs/countdown-testbed.md, r21), `paper` with one."""
+    cores: docs/countdown-testbed.md, r21, r22), `paper` with one."""
     import torch
 
     return "paper" if torch.cuda.is_available() else "countdown"
@@ -25,12 +25,12 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rows", default="table1", help="also: table2, entropy, betas, switch, all (those), staleness, or row labels"
     )
-    parser.add_argument("--seeds", type=int, help="paired seeds per row (default: the profile's; countdown 9)")
+    parser.add_argument("--seeds", type=int, help="paired seeds per row (default: the profile's; countdown 8)")
     parser.add_argument("--steps", type=int, help="RL steps per run (default: the profile's; countdown 140)")
     parser.add_argument(
         "--jobs", type=int, help="runs at once (default: the core count; at most the number of jobs; one thread each)"
     )
-    parser.add_argument("--limit", type=int, help="problems per benchmark (default: the profile's; countdown all 2,000)")
+    parser.add_argument("--limit", type=int, help="problems per benchmark (default: the profile's; countdown all 3,470)")
     parser.add_argument("--output-dir", help="runs, report and figures (default runs/table1-<profile>)")
     parser.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")
     parser.add_argument("--baseline", default="GRPO", help="the row every other row's accuracy is compared with")

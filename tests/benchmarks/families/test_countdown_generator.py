@@ -116,10 +116,12 @@ def test_the_addsub_scheme_uses_only_plus_and_minus_on_numbers_up_to_40():
 def test_the_addsub_benchmark_is_its_own_fixed_draw_and_version():
     addsub = get_benchmark("countdown_addsub")
     rows = addsub.load()
-    assert len(rows) == 2000 and rows == generate_countdown("test", 2000, DRAW_SEED, scheme="addsub")
-    assert rows[:500] == generate_countdown("test", 500, DRAW_SEED, scheme="addsub")  # the 500 draw is its prefix
+    # the whole held-out split, in the draw's order: the 500 and 2,000 draws of earlier versions are its prefixes
+    assert len(rows) == 3470 and rows == generate_countdown("test", 3470, DRAW_SEED, scheme="addsub")
+    assert len({r["id"] for r in rows}) == countdown_space(3, "test", "addsub")
+    assert rows[:500] == generate_countdown("test", 500, DRAW_SEED, scheme="addsub")
     # a draw of another size is another version: evaluations of the 500 draw are never mixed in
-    assert addsub.version == "benchmarks.families.countdown addsub-v1, draw v1 of 2000"
+    assert addsub.version == "benchmarks.families.countdown addsub-v1, draw v1 of 3470"
     assert get_benchmark("countdown").version == "benchmarks.families.countdown v1, draw v1"
     assert not {r["id"] for r in rows} & {r["id"] for r in get_benchmark("countdown").load()}
     assert addsub.score(rows[0], rows[0]["solution"]) == {"acc": 1.0, "acc_strict": 1.0}
