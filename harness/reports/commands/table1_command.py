@@ -30,7 +30,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs", type=int, help="runs at once (default: the core count; at most the number of jobs; one thread each)"
     )
-    parser.add_argument("--limit", type=int, help="problems per benchmark (default: the profile's; countdown all 3,470)")
+    parser.add_argument("--limit", type=int, help="problems per benchmark (default: the profile's; countdown 3,470)")
     parser.add_argument("--output-dir", help="runs, report and figures (default runs/table1-<profile>)")
     parser.add_argument("--tracking-uri", help=f"MLflow store (default {DEFAULT_TRACKING_URI})")
     parser.add_argument("--baseline", default="GRPO", help="the row every other row's accuracy is compared with")

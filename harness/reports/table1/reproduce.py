@@ -1,6 +1,6 @@
 """`harness table1` (`make reproduce-table1`): train every row on paired seeds, evaluate, report.
 
-    harness table1                                  # tiny profile without a GPU, paper with one
+    harness table1                                  # countdown profile without a GPU, paper with one
     harness table1 --profile tiny --seeds 5 --steps 600 --rows table1,betas --jobs 2
 
 Every (row, seed) is a job: `harness train` from the profile with the row's loss and the seed
@@ -38,6 +38,7 @@ from harness.common.uris import HANDED_URI_ENV, redact
 from harness.config_fields import without_added_defaults
 from harness.dataclass_config import build_config, to_dict
 from harness.profiles import EVAL_EXPERIMENT, TRAIN_EXPERIMENT, Profile, get_profile
+from harness.reports.table1.found_runs import done, recorded_model, trained
 from harness.reports.table1.jobs import JobFailed, Progress, Runner, Stopped, new_log
 from harness.reports.table1.output_folder import output_folder
 from harness.reports.table1.rows import Row, config_hash
@@ -158,12 +159,6 @@ def base_model(profile: Profile) -> tuple[str, str, str]:
     return str(cache_dir() / "warmstart" / key), key, starting_policy_label(starting_policy(config, info))
 
 
-def done(client, experiment: str, tags: dict[str, str]) -> bool:
-    from harness.tracking import tagged_runs
-
-    return bool(tagged_runs(client, experiment, tags, max_results=1))
-
-
 def job_configs(
     job: Job, profile: Profile, steps, root: Path, uri: str, base: tuple[str, str, str]
 ) -> tuple[TrainConfig | None, EvalConfig]:
@@ -198,6 +193,8 @@ def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: s
             runner.call("train", argv, new_log(logs, folder.name, "train"), env)
             did.append("resumed" if resume else "trained")
         if not done(client, EVAL_EXPERIMENT, {"table.eval_hash": evaluation.tags["table.eval_hash"]}):
+            if config is not None and not Path(evaluation.model).is_dir():  # trained under another --output-dir
+                evaluation = replace(evaluation, model=recorded_model(client, job, config, evaluation.model))
             runner.call("eval", [*CHILD, "eval", *eval_flags(evaluation)], new_log(logs, folder.name, "eval"), env)
             did.append("evaluated")
         what = " + ".join(did) or "already in MLflow"
@@ -207,15 +204,6 @@ def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: s
     finally:
         timed = bool(did) and what not in ("failed", "stopped")  # only whole jobs predict the time left
         progress.end(kind, name, time.monotonic() - started, what, timed=timed)
-
-
-def trained(client, job: Job, config: TrainConfig, folder: Path, runner) -> bool:
-    """Is the job's training FINISHED in MLflow? A live `harness train` in its folder (an orphan of a
-    killed invocation) is waited for first: it may finish the training meanwhile."""
-    tags = {"table.hash": config.run.tags["table.hash"], "table.seed": str(job.seed), "table.row": job.row.label}
-    if done(client, TRAIN_EXPERIMENT, tags):
-        return True
-    return runner.wait_for_run_dir(folder) and done(client, TRAIN_EXPERIMENT, tags)
 
 
 def write_job_config(config: TrainConfig, uri: str) -> Path:

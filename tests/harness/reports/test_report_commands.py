@@ -65,7 +65,7 @@ def test_table1_defaults_to_the_countdown_testbed_on_cpu_and_the_paper_with_a_gp
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert default_table_profile() == "countdown"
-    # the budget r21 chose for 4 points (docs/countdown-testbed.md): 8 seeds x 1 sample on the whole held-out split (3,470 problems)
+    # the budget r22 chose for 4 points (docs/countdown-testbed.md): 8 seeds x 1 sample on 3,470 problems
     profile = get_profile("countdown")
     assert (profile.seeds, profile.k, profile.suite) == (8, 1, "countdown_addsub")
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)

@@ -112,6 +112,20 @@ def test_a_second_invocation_redoes_nothing(finished):
     assert time.monotonic() - started < 120
 
 
+def test_another_output_folder_evaluates_the_models_where_they_were_trained(finished):
+    """Trainings found in the store are not retrained; a new evaluation (here another --limit) reads each
+    model from the folder its run recorded, not from the new --output-dir, where there is none."""
+    root, uri, _, out = finished
+    other = root / "second folder"
+    again = subprocess.run(
+        table1(other, uri, "--steps", "4", "--limit", "20"), capture_output=True, text=True, timeout=300
+    )
+    assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
+    assert "failed" not in again.stdout and again.stdout.count(": evaluated in") == 5, again.stdout
+    assert not list(other.glob("runs/*/model"))  # nothing trained there
+    assert (other / "table1.md").is_file() and "| GRPO | 1 |" in (other / "table1.md").read_text()
+
+
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_every_row_of_every_profile_validates_without_a_gpu(profile, tmp_path):
     fsdp = load_train_config(PROFILES[profile].name, None, {}).run.strategy == "fsdp"
