@@ -98,7 +98,7 @@ PROFILES = {
             # noise (p(1-p) 0.04 per sample), so problems and seeds buy power, samples do not
             # (docs/countdown-testbed.md, r17: `harness plan` on the 5-seed x 4-sample x 500-problem run);
             # 6 seeds detected 5.8 points (r18); r21 measured 9 seeds at 3.7 but 46 minutes, 8 seeds at 4.05
-            # on 2,000 problems; 8 seeds on the whole held-out split (3,470) fit 45 minutes (r22)
+            # on 2,000 problems; 8 seeds on the whole held-out split (3,470): 3.7 points, 47.7 minutes measured (r22)
             k=1,
             limit=None,
             max_new_tokens=32,

@@ -13,7 +13,7 @@ from harness.reports.commands import report_command
 
 
 def default_table_profile() -> str:
-    """`countdown` on a machine without a GPU (the CPU testbed that detects 4 points in 45 minutes on 2
+    """`countdown` on a machine without a GPU (the CPU testbed whose budget detects 3.7 points, 43-48 minutes on 2
     cores: docs/countdown-testbed.md, r21, r22), `paper` with one."""
     import torch
 
