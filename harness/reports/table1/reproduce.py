@@ -193,7 +193,7 @@ def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: s
             runner.call("train", argv, new_log(logs, folder.name, "train"), env)
             did.append("resumed" if resume else "trained")
         if not done(client, EVAL_EXPERIMENT, {"table.eval_hash": evaluation.tags["table.eval_hash"]}):
-            if config is not None and not Path(evaluation.model).is_dir():  # trained under another --output-dir
+            if config is not None and not did and not Path(evaluation.model).is_dir():  # found, trained elsewhere
                 evaluation = replace(evaluation, model=recorded_model(client, job, config, evaluation.model))
             runner.call("eval", [*CHILD, "eval", *eval_flags(evaluation)], new_log(logs, folder.name, "eval"), env)
             did.append("evaluated")
