@@ -77,6 +77,11 @@ def error_line(log: Path, code: int) -> str:
     return redact(found)[:300]
 
 
+def _failed_part(what: str, error: str) -> str:
+    """Of a child that runs several commands ("train + eval"), the one whose error line `error` is."""
+    return next((part for part in what.split(" + ") if error.startswith(f"harness {part}:")), what)
+
+
 def _copy_redacted(stream, log: Path) -> None:
     """Copy the child's output into its log line by line, passwords masked (runs in its own thread)."""
     try:
@@ -152,7 +157,7 @@ class Runner:
         _wait(ends, deadline=time.monotonic() + 5)
 
     def call(self, what: str, argv: list[str], log: Path, env: dict[str, str]) -> None:
-        """Run one child (`what`: train, eval) to its end with its output in `log`; JobFailed on a
+        """Run one child (`what`: train, eval, or "train + eval" in one process) to its end with its output in `log`; JobFailed on a
         non-zero exit, Stopped if the runner was stopped (before the start, or while it ran)."""
         log.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:  # a stop either comes before this start or sees this child
@@ -181,7 +186,8 @@ class Runner:
         if self._stop.is_set():
             raise Stopped
         if code != 0:
-            raise JobFailed(what, error_line(log, code), log)
+            error = error_line(log, code)
+            raise JobFailed(_failed_part(what, error), error, log)
 
     def wait_for_run_dir(self, folder: Path) -> bool:
         """Wait while a live `harness train` holds `folder`/.lock; True if it had to wait."""

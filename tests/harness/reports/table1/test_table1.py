@@ -95,7 +95,7 @@ def test_a_killed_invocation_resumes_its_interrupted_run(finished):
     grpo = client.search_runs(experiments[:1], "tags.`table.row` = 'GRPO'")
     assert len(grpo) == 1 and grpo[0].info.status == "FINISHED"  # the killed run was continued, not replaced
     assert not client.search_runs(experiments, "attributes.status = 'RUNNING'")  # the children closed theirs
-    assert len(list((out / "logs").glob("GRPO-seed0-*.train.*.log"))) == 2  # one log per process
+    assert len(list((out / "logs").glob("GRPO-seed0-*.train-eval.*.log"))) == 2  # one log per process
 
 
 def test_a_second_invocation_redoes_nothing(finished):

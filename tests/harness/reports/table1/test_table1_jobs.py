@@ -2,7 +2,7 @@
 output folder, a failed job, Ctrl-C / SIGTERM, a SIGKILLed table1, a training folder held by a live
 `harness train`, --jobs, and a password in the tracking URI. Each runs in seconds.
 
-The fake child (FAKE below) stands in for `python -m harness.reports.table1.child_command train|eval ...`: it
+The fake child (FAKE below) stands in for `python -m harness.reports.table1.child_command train ... --then eval ...|eval ...`: it
 records its start, its argv and the tracking URI it got from its environment, prints that URI (the
 log must show it masked), fails when FAKE_CHILD says so, sleeps, and records a SIGTERM."""
 
@@ -143,7 +143,7 @@ def test_a_failed_job_exits_1_naming_the_row_its_own_error_and_log(fake, monkeyp
     # every child wrote a log of its own: one file per process, only its own lines
     starts = [r for r in records() if r["event"] == "start"]
     logs = list((tmp_path / "out" / "logs").iterdir())
-    assert len(logs) == len(starts) == 8  # 4 trainings + 4 evaluations (GRPO's is never reached)
+    assert len(logs) == len(starts) == 5  # the base row's evaluation + 4 trainings, each evaluating in its process
     for path in logs:
         assert len({line.split(":")[0] for line in path.read_text().splitlines() if line.startswith("pid ")}) == 1
 
@@ -281,6 +281,39 @@ def test_the_child_hands_the_uri_from_its_environment_to_the_command(command, mo
         assert parse_value(flag.removeprefix("--tracking-uri=")) == "postgresql://u:S3cret@db/x #1"
     else:
         assert flag == "--tracking-uri=postgresql://u:S3cret@db/x #1"
+
+
+def test_a_trained_job_evaluates_in_its_training_process_and_the_base_row_evaluates_alone(fake):
+    run, records = fake
+    run()
+    starts = [r["argv"][1:] for r in records() if r["event"] == "start"]
+    trained = [argv for argv in starts if argv[0] == "train"]
+    assert len(starts) == 5 and len(trained) == 4  # base + 4 trained rows, one child each
+    assert all(argv.count(child.THEN) == 1 and argv[argv.index(child.THEN) + 1] == "eval" for argv in trained)
+    assert [argv for argv in starts if argv[0] == "eval" and child.THEN not in argv]  # the base row
+
+
+def test_the_child_runs_its_commands_in_turn_and_stops_at_the_first_failure(monkeypatch):
+    got, codes = [], {"train": 0, "eval": 0}
+    monkeypatch.setattr("harness.cli.main", lambda argv: got.append(argv) or codes[argv[0]])
+    monkeypatch.setenv(child.HANDED_URI_ENV, "sqlite:///x.db")
+    assert child.main(["train", "--config", "j.yaml", child.THEN, "eval", "--k=1"]) == 0
+    assert [argv[0] for argv in got] == ["train", "eval"] and all(a[-1].startswith("--tracking-uri=") for a in got)
+    got.clear()
+    codes["train"] = 2
+    monkeypatch.setenv(child.HANDED_URI_ENV, "sqlite:///x.db")
+    assert child.main(["train", "--config", "j.yaml", child.THEN, "eval", "--k=1"]) == 2 and len(got) == 1
+    with pytest.raises(SystemExit, match="empty command"):
+        child.main(["train", child.THEN])
+
+
+def test_a_failed_part_of_a_two_command_child_is_named(tmp_path):
+    from harness.reports.table1.jobs import JobFailed, _failed_part
+
+    assert _failed_part("train + eval", "harness eval: error: no such suite") == "eval"
+    assert _failed_part("train + eval", "harness train: error: bad") == "train"
+    assert _failed_part("train + eval", "killed by signal 9, no output") == "train + eval"
+    assert str(JobFailed("eval", "x", tmp_path / "l.log")).startswith("eval failed: x")
 
 
 def test_the_quoted_error_is_the_childs_error_line_or_its_exception(tmp_path):
