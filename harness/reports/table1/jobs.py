@@ -157,8 +157,9 @@ class Runner:
         _wait(ends, deadline=time.monotonic() + 5)
 
     def call(self, what: str, argv: list[str], log: Path, env: dict[str, str]) -> None:
-        """Run one child (`what`: train, eval, or "train + eval" in one process) to its end with its output in `log`; JobFailed on a
-        non-zero exit, Stopped if the runner was stopped (before the start, or while it ran)."""
+        """Run one child (`what`: train, eval, or "train + eval" in one process) to its end with its output
+        in `log`; JobFailed on a non-zero exit, Stopped if the runner was stopped (before the start, or
+        while it ran)."""
         log.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:  # a stop either comes before this start or sees this child
             if self._stop.is_set():
