@@ -4,7 +4,8 @@ output folder, a failed job, Ctrl-C / SIGTERM, a SIGKILLed table1, a training fo
 
 The fake child (FAKE below) stands in for `python -m harness.reports.table1.child_command train ... --then
 eval ...` and `... eval ...`: it records its start, its argv and the tracking URI it got from its
-environment, prints that URI (the log must show it masked), fails when FAKE_CHILD says so, sleeps, and records a SIGTERM."""
+environment, prints that URI (the log must show it masked), fails when FAKE_CHILD says so, sleeps, and
+records a SIGTERM."""
 
 import errno
 import fcntl
