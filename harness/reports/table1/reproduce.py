@@ -5,8 +5,9 @@
 
 Every (row, seed) is a job: `harness train` from the profile with the row's loss and the seed
 (one thread each, `--jobs` at a time: the core count by default, never more than the number of
-jobs), then `harness eval` of the trained policy on the profile's suite; the base row is evaluated
-only (the starting policy). A job's MLflow runs are tagged with the profile, the row, the seed and
+jobs), then `harness eval` of the trained policy on the profile's suite, in the training's process
+(one start-up per job: harness.reports.table1.child_command); the base row is evaluated only (the
+starting policy). A job's MLflow runs are tagged with the profile, the row, the seed and
 a hash of the resolved config (table.*): an invocation skips every job whose runs are already
 FINISHED with the same hash, and continues a killed training with `--resume` from its run
 directory. The report is built from MLflow (the runs' summary.json and samples.jsonl artifacts),
