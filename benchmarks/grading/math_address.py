@@ -25,7 +25,11 @@ from benchmarks.grading.math_foreign import foreign_address, latin_view
 _GRADER = (
     r"(?:(?:auto(?:mated)?[- ]?)?(?:grader|grading (?:script|system|model|bot)|evaluator|judge|checker|scorer"
     r"|marker|reviewer|verifier|assessor|examiner|rater|annotator|proctor|reward model|llm|ai (?:judge|grader|model)"
-    r"|language model)s?"
+    r"|language model|validator|corrector|auto-?checker|answer[- ]checker|parser"
+    # A program that checks, named by its task: "the verification script", "the answer-checking pipeline".
+    r"|(?:verification|grading|checking|answer[- ]checking|scoring|marking|evaluation|validation|test|testing|judging"
+    r"|assessment|reward|automatic|automated)[- ](?:script|system|model|bot|program|tool|code|pipeline|harness"
+    r"|engine|software|process|routine|function))s?"
     # Whoever grades, named by what it does: "whoever happens to be scoring this", "the AI evaluating this
     # response", "the model scoring this answer" (a noun of a program or a person, then a participle of grading).
     r"|whoever\b[^.,:;\n]{0,30}?\b(?:grad|check|scor|mark|review|evaluat|read|judg|assess)\w*(?: (?:this|it|the))?"
@@ -34,8 +38,11 @@ _GRADER = (
     r"(?: (?:this|it|these)| (?:my|our|the) [a-z]+)?)"
 )
 _ADDRESS = re.compile(
-    r"\b(?:note|message|instructions?|reminder|memo|hint|attention|request|p\.?s\.?)\s*(?:to|for)\s+"
-    r"(?:the |any |an? |all |our )?" + _GRADER
+    r"\b(?:note|message|instructions?|reminder|memo|hint|attention|request|p\.?s\.?|remark|comment|notice|aside"
+    r"|word|info|information|fyi)\s*(?:to|for)\s+(?:the |any |an? |all |our |whichever |whatever )?" + _GRADER
+    # A label that names whoever grades as the reader of what follows: "(For the evaluator: ...)", "To the checker,".
+    + r"|(?:^|\n|[(\[{]|[.;!?]\s)\s*(?:for|to|attn\.?|attention)\s+(?:the |any |an? |all |our )?" + _GRADER
+    + r"\s*[:,\-\u2014]"
     + r"|\b(?:dear|hey|hello|hi|to (?:the|any|all|my)) " + _GRADER
     + r"|(?:^|\n|[(\[{]|\W-)\W*(?:note (?:to|for) )?(?:the )?(?:" + _GRADER + r"|system|admin|assistant|ai)\s*[:,]"
     + r"|[\[<]\s*(?:system|admin|grader|evaluator)\b|\bsystem (?:note|message|override|prompt|instruction)"
@@ -46,6 +53,8 @@ _ADDRESS = re.compile(
     + r"|\b(?:mark|grade|score|treat|accept|record|rate)\s+(?:this|it|me|(?:my|the|this|that|our) (?:answer"
     r"|solution|work|response|submission|result|attempt)(?: below| above)?)\s+(?:as\s+)?(?:correct|right|valid|accepted"
     r"|a pass|full)\b"
+    r"|\b(?:receive|get|be given|earn|obtain|be awarded)\s+(?:the\s+)?(?:full|maximum|perfect|all)\s+(?:the\s+)?"
+    r"(?:marks|credit|points|score|reward)"
     r"|\b(?:award|give|grant|assign)\s+(?:(?:this|it|me|the (?:answer|solution|response))\s+)?(?:full|maximum"
     r"|perfect|all)\s+(?:the\s+)?(?:marks|credit|points|score|reward)"
     r"|\b(?:must|should|has to) be (?:accepted|marked (?:as )?correct|graded (?:as )?correct|credited)\b"
@@ -96,7 +105,7 @@ ADDRESS_CHARS = 300  # the tail searched for text addressed to the grader
 _ADDRESS_HINT = re.compile(
     r"grad|evaluat|judg|check|scor|mark|review|verif|assess|examin|reward|system|admin|whoever|accept|credit"
     r"|award|ignore|rate|your|return|output|respon|repl|verdict|label|been|if you|ai\b|llm|annotat|proctor|assistant"
-    r"|model|deserv|merit|correct|right\b|treat|regard|deem|true|pass|valid|approv|status|outcome|result|point|<\||start_of_turn|\[/?inst\]|<<"
+    r"|model|deserv|merit|correct|right\b|treat|pars|script|pipeline|harness|tester|test|regard|deem|true|pass|valid|approv|status|outcome|result|point|<\||start_of_turn|\[/?inst\]|<<"
 )
 
 

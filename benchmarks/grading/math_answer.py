@@ -64,6 +64,7 @@ import re
 from benchmarks.grading.math_address import ADDRESS_CHARS, addresses_grader, hidden_address
 from benchmarks.grading.math_boxes import GROUP_CHARS, NO_BOX, boxed_answer
 from benchmarks.grading.math_commit import CLOSING, FINAL_CHARS, may_state
+from benchmarks.grading.math_ending import reader_ending, without_check
 from benchmarks.grading.math_extracted import Extracted, make_extracted
 from benchmarks.grading.math_glyphs import ascii_forms
 from benchmarks.grading.math_hidden import HIDING_COMMANDS, footnotes, hiding_marks, reader_view
@@ -171,14 +172,26 @@ def extract(
         if found is None or not retracted(text[found.end :]):
             return found
         # Taken back: only a final answer after it remains (a statement, a concluding sentence).
-        seen = ascii_forms(seen)
+        seen = reader_ending(ascii_forms(seen))
         return statement_answer(seen) or conclusion_answer(seen) or final_statement_answer(seen)
     if fallback == "boxed" or truncated or addresses_grader(seen[-ADDRESS_CHARS:].lower()):
         return None
-    seen = ascii_forms(seen)  # digits of other scripts, superscripts, vulgar fractions (`math_glyphs`)
+    # Digits of other scripts, superscripts, vulgar fractions (`math_glyphs`); the ending as a reader reads
+    # it (`math_ending`: no end-of-proof mark, no side remark), and before a last paragraph that only checks.
+    box_hidden = seen is not text and ("\\boxed" in text or "\\fbox" in text)
+    seen = reader_ending(ascii_forms(seen))
+    if box_hidden:  # its box is hidden: only an answer stated in so many words is shown
+        return statement_answer(seen)
+    checked = without_check(seen)
+    return (None if checked is None else _unboxed(reader_ending(checked), whole=False)) or _unboxed(seen)
+
+
+def _unboxed(seen: str, whole: bool = True) -> Extracted | None:
+    """Rules 2 to 4 on what a reader sees of a completion without a box (`whole=False`: its text before a
+    check, which is not the whole completion)."""
     return (
         statement_answer(seen)
-        or whole_answer(seen)
+        or (whole and whole_answer(seen))
         or listed_answer(seen)
         or conclusion_answer(seen)
         or final_line_answer(seen)

@@ -201,7 +201,32 @@ _QUANTITIES = {
     "slope": ("slope", "gradient"), "radius": ("radius",), "diameter": ("diameter",), "hypotenuse": ("hypotenuse",),
     "height": ("height", "tall", "high"), "width": ("width", "wide"), "depth": ("depth", "deep"),
     "speed": ("speed", "fast", "velocity", "rate"), "age": ("age", "old"), "weight": ("weight", "weigh", "heavy"),
+    "semiperimeter": ("semiperimeter", "semi-perimeter"), "diagonal": ("diagonal",), "apothem": ("apothem",),
+    "altitude": ("altitude", "height"), "chord": ("chord",), "arc": ("arc",), "surface": ("surface",),
+    "inradius": ("inradius", "inscribed"), "circumradius": ("circumradius", "circumscribed"), "angle": ("angle",),
+    "supplement": ("supplement",), "complement": ("complement",), "edges": ("edge",), "vertices": ("vert",),
+    "faces": ("face",),
 }  # fmt: skip
+# A sentence's subject that names the value of the box it ends on: "The area of the square is $4^2 = \boxed{16}$",
+# "The diameter is $\boxed{5}$" (a name of the table, then a verb of being; only maths after it).
+_SUBJECT = re.compile(
+    r"\b(?:the|its|his|her|their|this|that|our|an?)\s+(?:[a-z-]+\s+){0,2}?(" + "|".join(_QUANTITIES)
+    + r")s?\b(?:\s+of\s+[^.;:=$]{1,40}?)?\s+(?:is|equals|was|are|measures|comes to|must be|will be|becomes|=)"
+    r"(?=(?:[^A-Za-z]|\\[A-Za-z]+)*\Z)",
+    re.IGNORECASE,
+)  # fmt: skip
+
+
+def subject_quantity(before: str) -> str | None:
+    """The quantity of the table that the clause ending at a box names as its subject (`_SUBJECT`), else None."""
+    found = [match.group(1).lower() for match in _SUBJECT.finditer(before)]
+    return found[-1] if found else None
+
+
+def asks_quantity(problem: str | None) -> bool:
+    """Whether the problem names a quantity of the table at all (then a value named as another is another's)."""
+    lowered = (problem or "").lower()
+    return any(alias in lowered for aliases in _QUANTITIES.values() for alias in aliases)
 
 
 def other_quantity(name: str, problem: str | None) -> bool:

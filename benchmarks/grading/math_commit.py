@@ -10,7 +10,8 @@ stands alone on its line, to the end of the text) and collects:
 - every answer statement there: "the (final | correct) answer / count / total / result / value is X",
   "Final answer: X", "Final: X", a bold ``**X**`` on a line of its own;
 - an alternative offered right after the answer's box, in its clause: "(or possibly 9 if ...)",
-  ", or 72", "— though 9 is also plausible".
+  ", or 72", "— though 9 is also plausible"; or later, in words that offer it: "it could also be 4 or 7",
+  "another valid answer is 9", "12 is also possible".
 A box is *negated* when its own clause denies it, before or after it (`benchmarks.grading.math_scope`:
 negating particles, predicates of falsity or rejection, by clause scope), and *a first guess* when
 the clause before it says "first guessed", "initially", "at first", "might think".
@@ -30,7 +31,7 @@ here is linear in the final part, which is at most FINAL_CHARS long.
 import re
 
 from benchmarks.grading.math_address import addresses_grader
-from benchmarks.grading.math_asked import unit_after
+from benchmarks.grading.math_asked import subject_quantity, unit_after
 from benchmarks.grading.math_final import final_statement
 from benchmarks.grading.math_scope import (
     CLAUSE_CHARS,
@@ -60,7 +61,9 @@ _EITHER = re.compile(r"\beither\b", re.IGNORECASE)
 _VALUE = r"(\$[^$\n]{1,80}\$|\\\(.{1,80}?\\\)|[-\u2212]?\d[\d,]*(?:\.\d+)?(?:/\d+)?)"
 _NOUNS = ("answer", "count", "total", "result", "value", "final")  # "the (final | correct) answer is X", "Final: X"
 _STATEMENT_AT = re.compile(
-    r"(?:answer|count|total|result|value|final)\b\**\s*(?:is|=|:)\s*(?:\*\*\s*)?" + _VALUE, re.IGNORECASE
+    r"(?:answer|count|total|result|value|final)\b\**\s*(?:is|=|:|equals|is equal to|comes to|works out to)\s*"
+    r"(?:\*\*\s*)?" + _VALUE,
+    re.IGNORECASE,
 )
 _BOLD_LINE = re.compile(r"^[ \t]*\*\*\s*" + _VALUE + r"\s*\*\*[ \t.]*$", re.MULTILINE)
 _CONCLUDING_CLAUSE = re.compile(r",\s*(?:so|therefore|thus|hence)\b(?!.*,\s*(?:so|therefore|thus|hence)\b)", re.I)
@@ -85,6 +88,17 @@ _ALTERNATIVE = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_START = re.compile(r"(?:[.!?](?=\s)|\n)\s*")
+# Another value offered as an answer anywhere after the box: "it could also be 4 or 7", "another valid answer is
+# 9", "12 is also possible", "alternatively, 8"; each is another committed answer (OFFERED_CHARS after the box).
+_OFFERED = re.compile(
+    r"\b(?:(?:could|might|may|can|would) (?:also|equally|just as well|alternatively|instead) be|alternatively,?"
+    r"(?: (?:it is|it's|the answer is|we get))?|another (?:possible |valid |acceptable |correct |plausible )?"
+    r"(?:answer|value|option|candidate|possibility|reading) (?:is|would be|could be|might be|:))\s*" + _VALUE
+    + r"|" + _VALUE + r"\s*(?:is|are|would be|could be) (?:also|equally) (?:possible|valid|acceptable|correct"
+    r"|plausible|an? (?:possible |valid |acceptable )?answer)",
+    re.IGNORECASE,
+)  # fmt: skip
+OFFERED_CHARS = 400
 
 
 # The fast reading of `commitment`, as triggers for `benchmarks.grading.math_answer`'s gate: nothing but
@@ -268,6 +282,8 @@ def commitment(seen: str, group: list[Box], scan) -> Committed | None:
     alternative = _ALTERNATIVE.match(seen, group[-1][3], group[-1][3] + CLAUSE_CHARS)
     if alternative is not None:  # "$\\boxed{6}$ (or possibly 9 if ...)": another answer offered beside it
         others.append(alternative.group(1).strip().strip("$").strip())
+    for offered in _OFFERED.finditer(seen, group[-1][3], group[-1][3] + OFFERED_CHARS):
+        others.append((offered.group(1) or offered.group(2)).strip().strip("$").strip())
     others = tuple(dict.fromkeys(other for other in others if other and not _same_text(other, answer)))
     return group, others, _qualifiers(before, seen[group[-1][3] : group[-1][3] + CLAUSE_CHARS])
 
@@ -276,7 +292,6 @@ def _qualifiers(before: str, after: str) -> tuple[str, ...]:
     """What the words around the answer make of it: a bound or an estimate (before or after it, in
     its clause) and the unit word right after it (`benchmarks.grading.math_asked.unit_after`)."""
     found = [kind for kind in (qualifier_before(before), qualifier_after(after)) if kind is not None]
-    unit = unit_after(after)
-    if unit is not None:
-        found.append("unit:" + unit)
-    return tuple(dict.fromkeys(found))
+    unit, subject = unit_after(after), subject_quantity(before)  # "The diameter is $\\boxed{5}$": named
+    found += [] if unit is None else ["unit:" + unit]
+    return tuple(dict.fromkeys(found + ([] if subject is None else ["subject:" + subject])))

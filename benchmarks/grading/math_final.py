@@ -54,7 +54,7 @@ ANSWER_TEXT_CHARS = 300  # the longest plain-text or math-span answer
 TAIL_CHARS = 300  # the end of a completion read for a final statement
 
 _MATH_SPAN = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
-_UNITS = re.compile(r"(?:\s+[A-Za-z]+(?:/[A-Za-z]+)?\.?){1,3}\Z")  # "5 cm", "20 square feet", "80 km/h"
+_UNITS = re.compile(r"(?:\s+[A-Za-z]+(?:\^\{?[23]\}?)?(?:/[A-Za-z]+)?\.?){1,3}\Z")  # "5 cm", "80 km/h", "120 cm^{2}"
 _WORD = re.compile(r"(?<!\\)(?<![A-Za-z])[A-Za-z]{2,}")  # a word, not a LaTeX command's name
 _TEXT_COMMAND = re.compile(r"\\(?:text|mbox|mathrm)\s*\{[^{}]*\}")
 _SINGLE_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -65,9 +65,9 @@ _NOT_UNITS = re.compile(
     r"|about|approximately|roughly|nearly|around|almost|at|than|more|less|fewer|least|most)\b",
     re.IGNORECASE,
 )
-# A name of the value in words before "=" ("LCM = 56", "Total cost = 12"), not a variable of one letter; the
-# "=" may open a math span ("Area $= 9 \times 4 = 36$": group 2 is then "$").
-_LABEL_EQUALS = re.compile(r"([A-Za-z]{2,}(?: [A-Za-z]+){0,3})\s*(\$?)\s*=\s*(?=\S)")
+# A name of the value in words before "=" ("LCM = 56", "Total cost = 12", "P(red) = 3/4"), not a variable of one
+# letter; the "=" may open a math span ("Area $= 9 \times 4 = 36$": group 2 is then "$").
+_LABEL_EQUALS = re.compile(r"([A-Za-z]{2,}(?: [A-Za-z]+){0,3}|[A-Za-z]{1,3}\([^()=$\\]{1,20}\))\s*(\$?)\s*=\s*(?=\S)")
 _SPAN_UNITS = re.compile(r"\$((?:\s+[A-Za-z]+(?:/[A-Za-z]+)?\.?){1,3})\Z")  # "$60$ km/h": a span, then unit words
 _MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s+[A-Za-z]+){0,2}")
 

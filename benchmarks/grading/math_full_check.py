@@ -15,7 +15,8 @@ steps, in order, and the time limit they run under: `benchmarks.grading.math_che
 
 import re
 
-from benchmarks.grading.math_asked import asked_refusal, form_refusal, other_quantity
+from benchmarks.grading.math_asked import asked_refusal, asks_quantity, form_refusal, other_quantity
+from benchmarks.grading.math_conventions import repeats_problem
 from benchmarks.grading.math_extracted import Extracted
 from benchmarks.grading.math_form import PROBLEM_CHARS, base_verdict, last_side, restates
 from benchmarks.grading.math_nonanswer import (
@@ -89,6 +90,9 @@ def _qualifier_refusal(qualifier: str, text: str, reference: str, problem: str |
         return reason if reason == "another unit than asked" else None
     if qualifier.startswith("named:"):  # "Area = 16": the value of another quantity than asked
         return "another quantity than asked" if other_quantity(qualifier[6:], problem) else None
+    if qualifier.startswith("subject:"):  # "The diameter is \\boxed{5}" where a quantity (the radius) is asked
+        named = other_quantity(qualifier[8:], problem) and asks_quantity(problem)
+        return "another quantity than asked" if named else None
     if asks_for(qualifier, problem):
         return None
     return "a bound, not the value" if qualifier == "bound" else "an estimate, not the value"
@@ -178,7 +182,7 @@ def _non_answer(text: str, reference: str, problem: str | None) -> str | None:
     sides = numeric_sides(text)
     if sides is not None and not all(equal_values(side, sides[-1]) for side in sides[:-1]):
         return "false equation"
-    if restates(text, reference, problem):
+    if restates(text, reference, problem) or repeats_problem(text, problem):
         return "restates the problem"
     if _TOO_LARGE.search(text) and not _TOO_LARGE.search(reference):
         return "too large to evaluate"

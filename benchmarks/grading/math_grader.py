@@ -18,7 +18,7 @@ reads.
    an instruction about the verdict, in English or another language: `math_address`, `math_foreign`)
    leaves no answer.
 2. What it commits to (`math_answer`, `math_boxes`, `math_unboxed`, `math_commit`, `math_final`,
-   `math_conclusion`, `math_result`, `math_scope`, `math_retraction`): the last box, else a final
+   `math_conclusion`, `math_result`, `math_scope`, `math_retraction`, `math_ending`): the last box, else a final
    answer statement, a list of every value, concluding sentence, bold final value or last line of its
    own; every other answer of the final part (an alternative offered beside the box too) must agree with it,
    and the words of its clause must not deny, withdraw, bound or estimate it (unless asked).
@@ -26,7 +26,8 @@ reads.
    inequality, percent or set where none is asked, not the question's own sum), the equation form
    the question names; never the question given back (`math_nonanswer`: its expression, numbers
    side by side, a hedge, a false equation).
-4. The forms a reader accepts (`math_normal`, `math_glyphs`): thousands separators (spaces too),
+4. The forms a reader accepts (`math_normal`, `math_glyphs`, `math_conventions`): decimal commas, ISO
+   intervals (``]2, 5[``), semicolon-separated pairs, repeating decimals, thousands separators (spaces too),
    ``\\$``, bold, spacing, a choice letter with its value, ``\\pm`` for both roots, Unicode minus,
    ``\\over``, degrees, digits of any script and full-width forms, superscripts, vulgar fractions,
    numbers in words, a decimal mark in braces (``0{.}35``), a base subscript naming the base asked.

@@ -36,6 +36,7 @@ function are radians (``\\cos 60^\\circ`` is 1/2, where math-verify reads cos(60
 
 import re
 
+from benchmarks.grading.math_conventions import conventions, repeating
 from benchmarks.grading.math_glyphs import ascii_forms, fraction_word, number_word
 
 _BOLD = re.compile(r"\\(?:mathbf|textbf|boldsymbol|bm|mathbb)\s*\{([^{}]*)\}")
@@ -184,6 +185,7 @@ def _degrees(answer: str, reference: str) -> str:
 def normalized(answer: str, reference: str, problem: str | None = None) -> str:
     """`answer` rewritten as the module docstring says; unchanged when no rule applies."""
     text = _degrees(typographic(_CURRENCY.sub("", _unwrap(answer))), reference)
+    text = conventions(text, reference)  # decimal commas, "(3;1)", "]2, 5[" (`benchmarks.grading.math_conventions`)
     if text[-1:].isalpha() or text.endswith("}"):  # "\\text{twelve}", "two thirds": a number in words
         head, equals, last = text.rpartition("=")  # "\\frac{6 \\cdot 5}{2} = \\text{fifteen}": its last side
         words = _TEXT.sub(r"\1", last).strip()
@@ -205,7 +207,9 @@ def normalized(answer: str, reference: str, problem: str | None = None) -> str:
 
 
 def for_verify(text: str) -> str:
-    """What math-verify parses: mixed numbers as sums, ``\\binom62`` with its braces (module docstring)."""
+    """What math-verify parses: mixed numbers as sums, ``\\binom62`` with its braces, a repeating decimal's
+    value (`benchmarks.grading.math_conventions.repeating`) (module docstring)."""
+    text = repeating(text)
     if "binom" in text:
         text = _BINOM_DIGITS.sub(r"\\binom{\1}{\2}", text)
     if "circ" in text and _TRIG.search(text):

@@ -4,7 +4,8 @@
     retracted("... \\boxed{12}. Check: 3 * 4 = 12.")     # False: a check that confirms it
 
 `retracted(tail)` tells whether the text after an answer takes it back ("wait, that is wrong",
-"that's incorrect", "no, that's not right", "scratch that", "on second thought", "let me redo")
+"that's incorrect", "no, that's not right", "scratch that", "on second thought", "let me redo",
+"disregard the boxed value", "I am not giving an answer", "Correction:")
 without giving a new one: the grader then reads no answer at all. A check that confirms the answer is not a retraction.
 
 Linear in the text (regexes without nested quantifiers); only the first RETRACTION_CHARS of the
@@ -19,7 +20,14 @@ _RETRACTION = re.compile(
     r"|that(?:'s| is| was) (?:wrong|not right|incorrect|an? (?:\w+ )?(?:mistake|error))"
     r"|(?:this|that|it|my (?:answer|result)|the (?:answer|result|above)) (?:is|was) (?:wrong|incorrect|not right)"
     r"|made (?:a|an) (?:mistake|error)|let me (?:redo|recompute|reconsider|start over|try again)"
-    r"|actually,? (?:no|it is not|it's not)|no,? that(?:'s| is) not)\b",
+    r"|actually,? (?:no|it is not|it's not)|no,? that(?:'s| is) not"
+    # The answer set aside in so many words: "disregard the boxed value", "ignore my answer above", "I am not
+    # giving an answer", "I withdraw it", "don't trust that", "Correction:", "let me correct that".
+    r"|disregard|(?:ignore|forget|drop|discard) (?:the|that|this|my|what|everything)\b(?: [a-z]+){0,2} (?:box|boxed"
+    r"|answer|value|result|above|before|previous|earlier)|(?:i am|i'm|i will|i'll) not (?:giving|providing|offering"
+    r"|committing to|stating|going to give) (?:an?|any|the|my)(?: final)? answer|no (?:final )?answer (?:from me|here)"
+    r"|i (?:withdraw|retract|take back)|(?:don't|do not|can't|cannot) (?:trust|stand by|vouch for) (?:that|this|it"
+    r"|the|my)|correction(?=\s*:)|let me correct|(?:that|this) (?:answer )?(?:was|is) premature)\b",
     re.IGNORECASE,
 )
 _CONFIRMATION = re.compile(

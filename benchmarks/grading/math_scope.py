@@ -57,6 +57,7 @@ _GRADER_WORDS = ("grader", "graders", "grading", "autograder", "evaluator", "eva
 _GRADER_WORDS += ("checker", "scorer", "marker", "reviewer", "verifier", "assessor", "examiner", "system")
 _GRADER_WORDS += ("whoever", "ignore", "reward", "mark", "marks", "credit", "accept", "accepted", "award")
 _GRADER_WORDS += ("is_correct", "true", "verdict", "approved", "teacher", "instructor", "pass", "passed")
+_GRADER_WORDS += ("script", "parser", "pipeline", "verification", "validator", "evaluation", "corrector", "harness")
 _FIRST_GUESS_WORDS = ("first", "initially", "originally", "guess", "guessed", "might", "may", "would")
 _FIRST_GUESS_WORDS += ("tempting", "naive", "naively", "either")
 

@@ -20,7 +20,8 @@ two numbers left undone, a fraction not in lowest terms, "common fraction", "as 
   terms, a mixed number;
 - the form the problem asks for: "in terms of $\\pi$" keeps ``\\pi``; "interval notation" is an
   interval, not an inequality; "to the nearest tenth / hundredth / thousandth / whole number" has
-  that many decimals; "expand" leaves no parenthesised sum; "what percent" is the reference's number.
+  that many decimals; "as a mixed number" is one where the reference is; "expand" leaves no
+  parenthesised sum; "what percent" is the reference's number.
 """
 
 import math
@@ -39,7 +40,7 @@ from benchmarks.grading.math_nonanswer import restatement_features
 
 _OPERATIONS = {"\\binom", "!", "\\log", "\\sin", "\\cos", "\\tan", "\\cot", "\\sec", "\\csc", "\\arcsin"}
 _OPERATIONS |= {"\\arccos", "\\arctan", "\\sum", "\\prod", "\\int", "\\lim", "d/dx", "\\exp"}
-_DECIMAL = re.compile(r"\d*\.\d")
+_DECIMAL = re.compile(r"\d*\.(?:\d|\s*\\(?:overline|bar|dot)\b)")  # "0.\\overline{3}": a repeating decimal too
 ASKS_ROUNDING = re.compile(r"decimal|round|nearest|approximat|estimate|significant", re.IGNORECASE)
 _ROOT_IN_DENOMINATOR = re.compile(r"\\[dt]?frac\s*(?:\{(?:[^{}]|\{[^{}]*\})*\}|\d)\s*\{[^{}]*\\sqrt|/\s*\\sqrt")
 # A fraction under a root, ``\\sqrt{\\frac{2}{3}}`` or ``\\sqrt{2/3}``: simplest radical form takes it out.
@@ -57,6 +58,7 @@ _NEAREST = {"tenth": 1, "hundredth": 2, "thousandth": 3, "whole number": 0, "int
 _ASKS_NEAREST = re.compile(r"nearest\s+(tenth|hundredth|thousandth|whole number|integer|dollar|cent)", re.IGNORECASE)
 _ASKS_PI = re.compile(r"in terms of\s*\$?\s*\\pi", re.IGNORECASE)
 _ASKS_INTERVAL = re.compile(r"interval notation", re.IGNORECASE)
+_ASKS_MIXED = re.compile(r"mixed (?:number|numeral|fraction)", re.IGNORECASE)
 _ASKS_EXPAND = re.compile(r"\bexpand|standard form|as a polynomial|multiply out", re.IGNORECASE)
 _ASKS_PERCENT = re.compile(r"what percent|as a percent|percentage", re.IGNORECASE)
 _PARENTHESISED = re.compile(r"\(([^()]*)\)")  # an innermost parenthesised group
@@ -98,6 +100,8 @@ def _form_asked(answer: str, reference: str, problem: str) -> str | None:
     nearest = _ASKS_NEAREST.search(problem)
     if nearest and _NUMBER.fullmatch(answer.strip()) and _decimals(answer) != _NEAREST[nearest.group(1).lower()]:
         return f"not rounded to the nearest {nearest.group(1).lower()}"
+    if _ASKS_MIXED.search(problem) and _MIXED.search(reference) and not _MIXED.search(answer):
+        return "not the mixed number asked"
     if _ASKS_EXPAND.search(problem) and _parenthesised_sum(answer) and not _parenthesised_sum(reference):
         return "not expanded"
     if _ASKS_PERCENT.search(problem):

@@ -32,6 +32,7 @@ from benchmarks.grading.math_final import (
 )
 from benchmarks.grading.math_result import listed_values
 from benchmarks.grading.math_retraction import retracted
+from benchmarks.grading.math_scope import denied_before, hinted
 
 STATEMENT_CHARS = 600  # the tail searched for an answer statement
 WHOLE_CHARS = 200  # the longest completion that can be an answer by itself
@@ -111,11 +112,15 @@ def conclusion_answer(text: str) -> Extracted | None:
         if equation is None or not tail[closing:].lstrip(" *").startswith((".", "!")):
             return None
         sentence_start = max(tail.rfind(". ", 0, equation.start()), tail.rfind("\n", 0, equation.start())) + 1
+        if _denied(tail[sentence_start : equation.start()]):  # "..., but we rule out $x = 5$."
+            return None
         return make_extracted(equation.group(2).strip(), "conclusion", (tail[sentence_start:].strip(),))
     if found.group(2) is not None and not tail[closing:].lstrip(" *").startswith((".", "!")):
         return None  # a number with no full stop after it: the sentence may go on ("so 9" -> "so 90")
     answer = (found.group(1) or found.group(2)).strip().rstrip(".").strip()
     sentence_start = max(tail.rfind(". ", 0, found.start()), tail.rfind("\n", 0, found.start())) + 1
+    if _denied(tail[sentence_start : found.start(found.lastindex)]):  # "It cannot be 12."
+        return None
     unit = unit_after(tail[found.end(found.lastindex) : closing])  # "is 250 mm long.": the unit travels with it
     qualifiers = (() if unit is None else ("unit:" + unit,)) + name_qualifier(tail[sentence_start : found.end()])
     return (
@@ -123,6 +128,11 @@ def conclusion_answer(text: str) -> Extracted | None:
         if answer
         else None
     )
+
+
+def _denied(before: str) -> bool:
+    """Whether the clause that ends at a concluding value denies it (`benchmarks.grading.math_scope`)."""
+    return hinted(before) and denied_before(before)
 
 
 def listed_answer(text: str) -> Extracted | None:

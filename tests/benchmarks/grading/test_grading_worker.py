@@ -74,7 +74,7 @@ def test_imports_point_one_way():
     full_check = {"benchmarks.grading.math_form", "benchmarks.grading.math_nonanswer", "benchmarks.grading.math_normal"}
     full_check |= {"benchmarks.grading.math_strict", "benchmarks.grading.math_values", "benchmarks.grading.math_asked"}
     full_check |= {"benchmarks.grading.math_scope", "benchmarks.grading.math_extracted"}
-    full_check |= {"benchmarks.grading.math_verdict"}
+    full_check |= {"benchmarks.grading.math_verdict", "benchmarks.grading.math_conventions"}
     assert project_imports("math_hidden.py") == {
         "benchmarks.grading.math_address",
         "benchmarks.grading.math_tex_conditionals",
@@ -84,7 +84,12 @@ def test_imports_point_one_way():
     assert project_imports("math_extracted.py") == set() and project_imports("math_deadline.py") == set()
     assert project_imports("math_verdict.py") == {"benchmarks.grading.math_extracted"}
     assert project_imports("math_form.py") == set() and project_imports("math_foreign.py") == set()
-    assert project_imports("math_normal.py") == {"benchmarks.grading.math_glyphs"}
+    assert project_imports("math_normal.py") == {
+        "benchmarks.grading.math_glyphs",
+        "benchmarks.grading.math_conventions",
+    }
+    assert project_imports("math_conventions.py") == set()
+    assert project_imports("math_ending.py") == {"benchmarks.grading.math_retraction"}
     assert project_imports("math_scope.py") == set() and project_imports("math_glyphs.py") == set()
     assert project_imports("math_final.py") == {
         "benchmarks.grading.math_asked",
@@ -111,6 +116,7 @@ def test_imports_point_one_way():
         "benchmarks.grading.math_final",
         "benchmarks.grading.math_result",
         "benchmarks.grading.math_retraction",
+        "benchmarks.grading.math_scope",
     }
     assert project_imports("math_answer.py") == {
         "benchmarks.grading.math_address",
@@ -122,6 +128,7 @@ def test_imports_point_one_way():
         "benchmarks.grading.math_retraction",
         "benchmarks.grading.math_scope",
         "benchmarks.grading.math_unboxed",
+        "benchmarks.grading.math_ending",
     }
     assert project_imports("math_nonanswer.py") == {"benchmarks.grading.math_form"}
     assert project_imports("math_strict.py") == {"benchmarks.grading.math_form", "benchmarks.grading.math_nonanswer"}
