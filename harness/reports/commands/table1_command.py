@@ -26,7 +26,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--rows", default="table1", help="also: table2, entropy, betas, switch, all (those), staleness, or row labels"
     )
     parser.add_argument("--seeds", type=int, help="paired seeds per row (default: the profile's; countdown 8)")
-    parser.add_argument("--steps", type=int, help="RL steps per run (default: the profile's; countdown 120)")
+    parser.add_argument("--steps", type=int, help="RL steps per run (default: the profile's; countdown 140)")
     parser.add_argument(
         "--jobs", type=int, help="runs at once (default: the core count; at most the number of jobs; one thread each)"
     )
