@@ -80,8 +80,8 @@ perf: install
 # 2 CPU cores (29.7 min measured). SWEEP_ARGS adds flags, e.g. SWEEP_ARGS="--workers 1 --run.steps 100".
 SWEEP_CONFIG ?= sweeps/configs/beta_grid.yaml
 
-# The paper's Table 1: the countdown testbed without a GPU (8 paired seeds x 140 steps, 43-48 min on 2 cores:
-# docs/countdown-testbed.md, r22), paper with one.
+# The paper's Table 1: the countdown testbed without a GPU (8 paired seeds x 140 steps, 45-55 min on 2 cores,
+# by the machine: docs/countdown-testbed.md, r22-r25), paper with one.
 # PROFILE=, SEEDS=, STEPS=, ROWS= (e.g. ROWS=all), LIMIT= (problems per benchmark) override; a second run skips what is done.
 reproduce-table1: install
 	$(VENV)/bin/harness table1 $(if $(PROFILE),--profile '$(PROFILE)') $(if $(SEEDS),--seeds '$(SEEDS)') \
