@@ -188,24 +188,22 @@ def run_job(job: Job, config: TrainConfig | None, evaluation: EvalConfig, uri: s
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", HANDED_URI_ENV: uri}
     folder = Path(evaluation.output_dir).parent
     try:
-        eval_argv = [*CHILD, "eval", *eval_flags(evaluation)]
         evaluated = {"table.eval_hash": evaluation.tags["table.eval_hash"]}
         if config is not None and not trained(client, job, config, folder, runner):
             checkpoints = folder / "checkpoints"
             resume = ["--resume"] if checkpoints.is_dir() and any(checkpoints.iterdir()) else []
-            argv = [*CHILD, "train", "--config", str(write_job_config(config, uri)), *resume]
+            train = [*CHILD, "train", "--config", str(write_job_config(config, uri)), *resume]
             if done(client, EVAL_EXPERIMENT, evaluated):
-                runner.call("train", argv, new_log(logs, folder.name, "train"), env)
+                runner.call("train", train, new_log(logs, folder.name, "train"), env)
             else:  # the evaluation in the training's process: one start-up (harness.reports.table1.child_command)
-                argv += [THEN, *eval_argv[len(CHILD) :]]
+                argv = [*train, THEN, "eval", *eval_flags(evaluation)]
                 runner.call("train + eval", argv, new_log(logs, folder.name, "train-eval"), env)
                 did.append("evaluated")
             did.insert(0, "resumed" if resume else "trained")
         if not did and not done(client, EVAL_EXPERIMENT, evaluated):
             if config is not None and not Path(evaluation.model).is_dir():  # found, trained elsewhere
                 evaluation = replace(evaluation, model=recorded_model(client, job, config, evaluation.model))
-                eval_argv = [*CHILD, "eval", *eval_flags(evaluation)]
-            runner.call("eval", eval_argv, new_log(logs, folder.name, "eval"), env)
+            runner.call("eval", [*CHILD, "eval", *eval_flags(evaluation)], new_log(logs, folder.name, "eval"), env)
             did.append("evaluated")
         what = " + ".join(did) or "already in MLflow"
     except Stopped:
